@@ -1,0 +1,1 @@
+//! The frame pool (being written).

@@ -1,0 +1,112 @@
+//! The one shim through which every atomic, cell, `Arc`, lock, thread-local and thread spawn of the
+//! runtime passes. Under `cfg(loom)` each is loom's, so the models in `loom-tests/` see every
+//! synchronising operation; otherwise each is std's, at no cost.
+//!
+//! Architecture invariant: no crate of the workspace imports `std::sync::atomic`, `std::cell::UnsafeCell`
+//! or `std::sync::Arc` for shared state directly; they import them from here.
+
+#[cfg(not(loom))]
+mod imp {
+    pub use std::sync::atomic::{
+        fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering,
+    };
+    pub use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+    pub use std::thread_local;
+
+    /// Spawning and yielding threads.
+    pub mod thread {
+        pub use std::thread::{current, park, spawn, yield_now, Builder, JoinHandle, Thread};
+    }
+
+    /// Busy-wait hint: a CPU pause normally, a yield to the model under loom.
+    #[inline]
+    pub fn spin_loop() {
+        std::hint::spin_loop();
+    }
+
+    /// `UnsafeCell` with loom's closure API, so code compiles unchanged under both.
+    #[derive(Debug)]
+    #[repr(transparent)]
+    pub struct UnsafeCell<T: ?Sized>(std::cell::UnsafeCell<T>);
+
+    impl<T> UnsafeCell<T> {
+        #[inline]
+        pub const fn new(data: T) -> UnsafeCell<T> {
+            UnsafeCell(std::cell::UnsafeCell::new(data))
+        }
+
+        #[inline]
+        pub fn into_inner(self) -> T {
+            self.0.into_inner()
+        }
+    }
+
+    impl<T: ?Sized> UnsafeCell<T> {
+        /// Runs `f` with a shared pointer to the contents.
+        #[inline]
+        pub fn with<R>(&self, f: impl FnOnce(*const T) -> R) -> R {
+            f(self.0.get())
+        }
+
+        /// Runs `f` with a unique pointer to the contents.
+        #[inline]
+        pub fn with_mut<R>(&self, f: impl FnOnce(*mut T) -> R) -> R {
+            f(self.0.get())
+        }
+
+        /// Mutable access through `&mut self`: no synchronisation needed.
+        #[inline]
+        pub fn get_mut(&mut self) -> &mut T {
+            self.0.get_mut()
+        }
+    }
+}
+
+#[cfg(loom)]
+mod imp {
+    pub use loom::sync::atomic::{
+        fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering,
+    };
+    pub use loom::sync::{Arc, Condvar, Mutex, MutexGuard};
+    pub use loom::thread_local;
+
+    /// Spawning and yielding threads.
+    pub mod thread {
+        pub use loom::thread::{current, park, spawn, yield_now, Builder, JoinHandle, Thread};
+    }
+
+    /// Busy-wait hint: under loom a yield, so a spin loop lets the other threads run.
+    #[inline]
+    pub fn spin_loop() {
+        loom::thread::yield_now();
+    }
+
+    /// loom's `UnsafeCell`, plus `get_mut` for parity with the std build.
+    #[derive(Debug)]
+    pub struct UnsafeCell<T>(loom::cell::UnsafeCell<T>);
+
+    impl<T> UnsafeCell<T> {
+        pub fn new(data: T) -> UnsafeCell<T> {
+            UnsafeCell(loom::cell::UnsafeCell::new(data))
+        }
+
+        pub fn into_inner(self) -> T {
+            self.0.into_inner()
+        }
+
+        pub fn with<R>(&self, f: impl FnOnce(*const T) -> R) -> R {
+            self.0.with(f)
+        }
+
+        pub fn with_mut<R>(&self, f: impl FnOnce(*mut T) -> R) -> R {
+            self.0.with_mut(f)
+        }
+
+        pub fn get_mut(&mut self) -> &mut T {
+            // SAFETY: `&mut self` proves no other access exists.
+            self.0.with_mut(|p| unsafe { &mut *p })
+        }
+    }
+}
+
+pub use imp::*;
