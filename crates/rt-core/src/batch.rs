@@ -52,14 +52,15 @@ pub fn batch<R>(f: impl FnOnce() -> R) -> R {
 
 /// Called by a scheduler instead of unparking. Returns `true` when the unpark was deferred to the
 /// end of the open batch, `false` when no batch is open and the caller must unpark now.
-pub fn defer(u: &Arc<dyn Unpark>) -> bool {
+pub fn defer<U: Unpark>(u: &Arc<U>) -> bool {
+    let key = Arc::as_ptr(u) as *const ();
     PENDING
         .try_with(|p| {
             let mut p = p.borrow_mut();
             match p.as_mut() {
                 None => false,
                 Some(list) => {
-                    if !list.iter().any(|x| Arc::ptr_eq(x, u)) {
+                    if !list.iter().any(|x| Arc::as_ptr(x) as *const () == key) {
                         list.push(u.clone());
                     }
                     true
@@ -67,4 +68,9 @@ pub fn defer(u: &Arc<dyn Unpark>) -> bool {
             }
         })
         .unwrap_or(false)
+}
+
+/// Whether a batch is open on this thread.
+pub fn is_batching() -> bool {
+    PENDING.try_with(|p| p.borrow().is_some()).unwrap_or(false)
 }

@@ -1,1 +1,29 @@
-//! rt-sched
+//! `rt-sched`: who runs what.
+//!
+//! - [`multi_thread`]: N workers with local queues, a LIFO slot, a global injector and work
+//!   stealing, plus the idle/park protocol (`idle.rs`).
+//! - [`current_thread`]: the same task type, run on the thread that calls `block_on`.
+//! - [`blocking`]: the pool behind `spawn_blocking`.
+//!
+//! Architecture invariants: rt-sched knows nothing of IO or timers (the facade wires them); it
+//! reaches the frame pool and tasks only through rt-core's API; crossbeam-deque is named only
+//! in `queue.rs`.
+
+pub mod blocking;
+pub mod current_thread;
+mod idle;
+pub mod metrics;
+pub mod multi_thread;
+mod park;
+mod queue;
+
+use std::sync::Arc;
+
+/// Wraps a scheduler thread's main loop: called once on each new thread with the loop to run.
+/// The facade uses it to enter its runtime context (IO driver, spawn handle) around the loop.
+pub type ThreadHook = Arc<dyn Fn(&mut dyn FnMut()) + Send + Sync>;
+
+/// A hook that just runs the loop.
+pub fn no_hook() -> ThreadHook {
+    Arc::new(|run: &mut dyn FnMut()| run())
+}

@@ -1,1 +1,88 @@
-//! rt
+//! `rt`: a multi-threaded, work-stealing async runtime.
+//!
+//! ```
+//! let rt = rt::Builder::new_multi_thread().worker_threads(2).build()?;
+//! let h: rt::task::JoinHandle<u32> = rt.spawn(async { 1 });
+//! assert_eq!(rt.block_on(h)?, 1);
+//! # Ok::<(), std::io::Error>(())
+//! ```
+//!
+//! The API follows tokio's names and shapes: `Runtime`, `Builder`, `Handle`, `spawn`,
+//! `spawn_blocking`, `task::JoinHandle`, `net`, `time`, `sync`, `#[rt::main]`, `#[rt::test]`.
+//!
+//! Architecture invariant: this crate is the only public API boundary. The crates under it
+//! (`rt-core`, `rt-sched`, `rt-io`, `rt-sync`) are implementation detail; users name `rt::`.
+
+mod builder;
+mod context;
+mod handle;
+mod runtime;
+pub mod task;
+
+pub use builder::Builder;
+pub use context::EnterGuard;
+pub use handle::Handle;
+pub use runtime::Runtime;
+pub use rt_macros::{main, test};
+
+/// Networking: TCP, UDP and Unix sockets.
+pub use rt_io::net;
+/// Timers: `sleep`, `timeout`, `interval`.
+pub use rt_io::time;
+
+/// Scheduler counters (see [`Runtime::metrics`]).
+pub mod metrics {
+    pub use rt_sched::metrics::{Metrics, WorkerMetrics};
+}
+
+/// IO traits and `AsyncFd`.
+pub mod io {
+    pub use futures_io::{AsyncRead, AsyncWrite};
+    pub use rt_io::io::*;
+}
+
+/// Synchronisation primitives and channels, usable from any runtime.
+pub mod sync {
+    pub use rt_sync::*;
+}
+
+use std::future::Future;
+
+/// Spawns a task onto the current runtime.
+///
+/// # Panics
+/// Outside a runtime, with a message that says how to get one.
+#[track_caller]
+pub fn spawn<F>(future: F) -> task::JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    match context::try_current() {
+        Some(h) => h.spawn(future),
+        None => panic!(
+            "rt::spawn called outside of an rt runtime: call it from a task, inside \
+             Runtime::block_on or #[rt::main], or spawn through a Handle \
+             (Runtime::handle().spawn(..)) from other threads"
+        ),
+    }
+}
+
+/// Runs a blocking closure on the current runtime's blocking pool.
+///
+/// # Panics
+/// Outside a runtime.
+#[track_caller]
+pub fn spawn_blocking<F, R>(f: F) -> task::JoinHandle<R>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    match context::try_current() {
+        Some(h) => h.spawn_blocking(f),
+        None => panic!(
+            "rt::spawn_blocking called outside of an rt runtime: call it from a task, inside \
+             Runtime::block_on or #[rt::main], or through a Handle (Runtime::handle())"
+        ),
+    }
+}

@@ -1,0 +1,103 @@
+//! `JoinError`: why a task has no output.
+
+use std::any::Any;
+use std::fmt;
+
+use super::id::Id;
+
+/// A task ended without producing its output: it panicked or was cancelled.
+pub struct JoinError {
+    repr: Repr,
+    id: Id,
+}
+
+enum Repr {
+    Cancelled,
+    Panic(Box<dyn Any + Send + 'static>),
+}
+
+impl JoinError {
+    pub(crate) fn cancelled(id: Id) -> JoinError {
+        JoinError {
+            repr: Repr::Cancelled,
+            id,
+        }
+    }
+
+    pub(crate) fn panic(id: Id, payload: Box<dyn Any + Send + 'static>) -> JoinError {
+        JoinError {
+            repr: Repr::Panic(payload),
+            id,
+        }
+    }
+
+    /// The task was aborted, or dropped at runtime shutdown.
+    pub fn is_cancelled(&self) -> bool {
+        matches!(self.repr, Repr::Cancelled)
+    }
+
+    /// The task panicked (while being polled, or while its future was dropped).
+    pub fn is_panic(&self) -> bool {
+        matches!(self.repr, Repr::Panic(_))
+    }
+
+    /// The panic payload, to resume with `std::panic::resume_unwind`.
+    ///
+    /// # Panics
+    /// When the error is not a panic.
+    pub fn into_panic(self) -> Box<dyn Any + Send + 'static> {
+        self.try_into_panic()
+            .expect("`JoinError::into_panic` called on a cancellation, not a panic")
+    }
+
+    /// The panic payload, or the error itself when it is a cancellation.
+    pub fn try_into_panic(self) -> Result<Box<dyn Any + Send + 'static>, JoinError> {
+        match self.repr {
+            Repr::Panic(p) => Ok(p),
+            Repr::Cancelled => Err(self),
+        }
+    }
+
+    /// The id of the task that failed.
+    pub fn id(&self) -> Id {
+        self.id
+    }
+}
+
+fn panic_message(p: &(dyn Any + Send)) -> Option<&str> {
+    p.downcast_ref::<&'static str>()
+        .copied()
+        .or_else(|| p.downcast_ref::<String>().map(|s| s.as_str()))
+}
+
+impl fmt::Display for JoinError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.repr {
+            Repr::Cancelled => write!(f, "task {} was cancelled", self.id),
+            Repr::Panic(p) => match panic_message(p.as_ref()) {
+                Some(m) => write!(f, "task {} panicked with message {m:?}", self.id),
+                None => write!(f, "task {} panicked", self.id),
+            },
+        }
+    }
+}
+
+impl fmt::Debug for JoinError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.repr {
+            Repr::Cancelled => write!(f, "JoinError::Cancelled({:?})", self.id),
+            Repr::Panic(p) => match panic_message(p.as_ref()) {
+                Some(m) => write!(f, "JoinError::Panic({:?}, {m:?}, ...)", self.id),
+                None => write!(f, "JoinError::Panic({:?}, ...)", self.id),
+            },
+        }
+    }
+}
+
+impl std::error::Error for JoinError {}
+
+impl From<JoinError> for std::io::Error {
+    fn from(e: JoinError) -> std::io::Error {
+        std::io::Error::other(e.to_string())
+    }
+}

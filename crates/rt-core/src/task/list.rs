@@ -1,0 +1,200 @@
+//! `OwnedTasks`: every live task of a scheduler, so shutdown can find and cancel the ones that
+//! sit parked on a waker and are in no queue.
+//!
+//! An intrusive doubly-linked list (the links live in each task's trailer), sharded by task id
+//! so that spawns and completions on different workers rarely meet on one lock. Each shard's
+//! lock guards the links of the tasks in it. Once closed, the list refuses new tasks: a spawn
+//! racing shutdown either lands before the close (and is cancelled by it) or is refused (and is
+//! cancelled at once by `bind`).
+
+use std::future::Future;
+use std::marker::PhantomData;
+use std::ptr::NonNull;
+
+use super::core::Header;
+use super::id::Id;
+use super::raw::RawTask;
+use super::{JoinHandle, Notified, Schedule, Task};
+use crate::sync::{AtomicBool, AtomicUsize, Mutex, Ordering};
+
+/// Links of one task in its shard. Guarded by the shard lock.
+#[derive(Default)]
+pub(crate) struct Links {
+    prev: Option<NonNull<Header>>,
+    next: Option<NonNull<Header>>,
+    linked: bool,
+}
+
+struct Shard {
+    head: Option<NonNull<Header>>,
+}
+
+// SAFETY: the raw pointers are only followed under the shard lock.
+unsafe impl Send for Shard {}
+
+/// The set of live tasks owned by one scheduler.
+pub struct OwnedTasks<S: 'static> {
+    shards: Box<[Mutex<Shard>]>,
+    mask: usize,
+    closed: AtomicBool,
+    len: AtomicUsize,
+    _p: PhantomData<S>,
+}
+
+impl<S: 'static> std::fmt::Debug for OwnedTasks<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OwnedTasks")
+            .field("len", &self.len.load(Ordering::Relaxed))
+            .field("closed", &self.closed.load(Ordering::Relaxed))
+            .finish()
+    }
+}
+
+/// # Safety
+/// `task` is live and the caller holds the lock of the shard it is (or will be) in.
+unsafe fn links<'a>(task: NonNull<Header>) -> &'a mut Links {
+    // SAFETY: per the contract, the shard lock grants exclusive access to the links.
+    unsafe {
+        let trailer = Header::trailer(task);
+        trailer.as_ref().links.with_mut(|l| &mut *l)
+    }
+}
+
+impl<S: Schedule> OwnedTasks<S> {
+    /// A list with at least `shards` shards (rounded up to a power of two).
+    pub fn new(shards: usize) -> OwnedTasks<S> {
+        let n = shards.max(1).next_power_of_two();
+        OwnedTasks {
+            shards: (0..n).map(|_| Mutex::new(Shard { head: None })).collect(),
+            mask: n - 1,
+            closed: AtomicBool::new(false),
+            len: AtomicUsize::new(0),
+            _p: PhantomData,
+        }
+    }
+
+    fn shard(&self, id: Id) -> &Mutex<Shard> {
+        &self.shards[(id.as_u64() as usize) & self.mask]
+    }
+
+    /// Creates a task owned by this list. Returns its `JoinHandle` and the `Notified` to
+    /// schedule, or `None` when the list is closed: then the future has already been dropped
+    /// and the handle resolves to a cancellation error.
+    pub fn bind<F>(
+        &self,
+        future: F,
+        scheduler: S,
+        id: Id,
+        pooled: bool,
+    ) -> (JoinHandle<F::Output>, Option<Notified<S>>)
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let raw = RawTask::new(future, scheduler, id, 3, pooled);
+        let join = JoinHandle::new(raw);
+        // SAFETY: the three references: list, `Notified`, `JoinHandle`.
+        let (task, notified) = unsafe { (Task::<S>::from_raw(raw), Notified::<S>::from_raw(raw)) };
+        {
+            let mut shard = self.shard(id).lock().unwrap_or_else(|e| e.into_inner());
+            if !self.closed.load(Ordering::Acquire) {
+                let ptr = raw.header_ptr();
+                // SAFETY: we hold the shard lock; `ptr` and the old head are live tasks in it.
+                unsafe {
+                    let l = links(ptr);
+                    l.next = shard.head;
+                    l.prev = None;
+                    l.linked = true;
+                    if let Some(head) = shard.head {
+                        links(head).prev = Some(ptr);
+                    }
+                }
+                shard.head = Some(ptr);
+                std::mem::forget(task);
+                self.len.fetch_add(1, Ordering::Relaxed);
+                return (join, Some(notified));
+            }
+        }
+        // Closed: cancel now. The list's reference performs the shutdown; the `Notified` is
+        // dropped unused.
+        tracing::trace!(task.id = id.as_u64(), "spawn refused: runtime is shutting down");
+        task.shutdown();
+        drop(notified);
+        (join, None)
+    }
+
+    /// Removes `task` from the list; returns the list's reference if it was still there.
+    pub fn remove(&self, task: &Task<S>) -> Option<Task<S>> {
+        let ptr = task.raw.header_ptr();
+        let mut shard = self.shard(task.id()).lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: we hold the shard lock for this task's shard.
+        let l = unsafe { links(ptr) };
+        if !l.linked {
+            return None;
+        }
+        let (prev, next) = (l.prev.take(), l.next.take());
+        l.linked = false;
+        // SAFETY: neighbours are live tasks in the same shard; we hold its lock.
+        unsafe {
+            match prev {
+                Some(p) => links(p).next = next,
+                None => shard.head = next,
+            }
+            if let Some(n) = next {
+                links(n).prev = prev;
+            }
+        }
+        drop(shard);
+        self.len.fetch_sub(1, Ordering::Relaxed);
+        // SAFETY: the list's reference, now handed to the caller.
+        Some(unsafe { Task::from_raw(task.raw) })
+    }
+
+    /// Refuses new tasks from now on and cancels every task in the list (dropping each future
+    /// exactly once). Futures run their `Drop` on the calling thread.
+    pub fn close_and_shutdown_all(&self) {
+        self.closed.store(true, Ordering::Release);
+        for shard in self.shards.iter() {
+            loop {
+                let task = {
+                    let mut shard = shard.lock().unwrap_or_else(|e| e.into_inner());
+                    let Some(head) = shard.head else { break };
+                    // SAFETY: we hold the shard lock; `head` is a live task in it.
+                    unsafe {
+                        let l = links(head);
+                        shard.head = l.next.take();
+                        l.prev = None;
+                        l.linked = false;
+                        if let Some(n) = shard.head {
+                            links(n).prev = None;
+                        }
+                        Task::<S>::from_raw(RawTask::from_raw(head))
+                    }
+                };
+                self.len.fetch_sub(1, Ordering::Relaxed);
+                // Outside the lock: dropping a future may spawn or complete other tasks.
+                task.shutdown();
+            }
+        }
+    }
+
+    /// Whether `close_and_shutdown_all` has run.
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
+    }
+
+    /// Live tasks in the list.
+    pub fn len(&self) -> usize {
+        self.len.load(Ordering::Relaxed)
+    }
+
+    /// Whether no task is live.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+// SAFETY: the list only holds task pointers under its locks; tasks are `Send` by construction.
+unsafe impl<S: Schedule> Send for OwnedTasks<S> {}
+// SAFETY: as above.
+unsafe impl<S: Schedule> Sync for OwnedTasks<S> {}

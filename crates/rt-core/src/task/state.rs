@@ -1,0 +1,328 @@
+//! The task state word. This file owns its bit layout; nobody else masks these bits.
+//!
+//! ```text
+//!  63                                   6   5   4   3   2   1   0
+//! +---------------------------------------+---+---+---+---+---+---+
+//! |            reference count            | C | W | J | N | D | R |
+//! +---------------------------------------+---+---+---+---+---+---+
+//!   R  RUNNING        a thread holds the right to touch the future (poll or drop it)
+//!   D  COMPLETE       the future is gone; the stage holds the output (or it was taken)
+//!   N  NOTIFIED       a `Notified` reference exists, or the running poller owes a reschedule
+//!   J  JOIN_INTEREST  the `JoinHandle` is alive and will read or drop the output
+//!   W  JOIN_WAKER     the join waker slot is readable by the completing thread
+//!   C  CANCELLED      abort or shutdown asked the task to stop; the next poll drops the future
+//! ```
+//!
+//! Every transition is a read-modify-write (CAS loop or `fetch_*`): a plain store racing a CAS on
+//! the same word is a bug, and a plain load on the already-notified path would lose wake-ups on
+//! weak memory. All transitions use `AcqRel`, so each one synchronises with the previous one.
+//!
+//! The transitions return `#[must_use]` enums: a caller cannot ignore what it must do next.
+
+use std::fmt;
+
+use crate::sync::{AtomicUsize, Ordering::AcqRel, Ordering::Acquire};
+
+const RUNNING: usize = 0b00_0001;
+const COMPLETE: usize = 0b00_0010;
+const NOTIFIED: usize = 0b00_0100;
+const JOIN_INTEREST: usize = 0b00_1000;
+const JOIN_WAKER: usize = 0b01_0000;
+const CANCELLED: usize = 0b10_0000;
+const FLAGS: usize = 0b11_1111;
+const REF_SHIFT: u32 = 6;
+const REF_ONE: usize = 1 << REF_SHIFT;
+
+/// The state word of one task.
+pub(crate) struct State(AtomicUsize);
+
+/// A decoded copy of the state word.
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub(crate) struct Snapshot(usize);
+
+#[must_use]
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum TransitionToRunning {
+    /// The caller now holds RUNNING and may poll.
+    Success,
+    /// The caller holds RUNNING but the task was cancelled: drop the future instead of polling.
+    Cancelled,
+    /// The task is already complete (cancelled by shutdown while queued): just drop the reference.
+    Failed,
+}
+
+#[must_use]
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum TransitionToIdle {
+    /// Back to idle; the poll's reference must be dropped.
+    Ok,
+    /// Woken during the poll: the poll's reference becomes the new `Notified`; reschedule it.
+    OkNotified,
+    /// Cancelled during the poll: the caller still holds RUNNING; drop the future.
+    Cancelled,
+}
+
+#[must_use]
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum TransitionToNotified {
+    /// Submit a `Notified` to the scheduler (a reference is already accounted for it).
+    Submit,
+    /// Nothing to do (already notified, running, or complete).
+    DoNothing,
+    /// Nothing to do and the caller's reference was the last: deallocate.
+    Dealloc,
+}
+
+impl State {
+    /// A new task: three references (owned list, first `Notified`, `JoinHandle`), or two for an
+    /// unowned task; notified, with join interest.
+    pub(crate) fn new(refs: usize) -> State {
+        State(AtomicUsize::new(refs * REF_ONE | NOTIFIED | JOIN_INTEREST))
+    }
+
+    pub(crate) fn load(&self) -> Snapshot {
+        Snapshot(self.0.load(Acquire))
+    }
+
+    fn fetch_update<T>(&self, mut f: impl FnMut(Snapshot) -> (Option<Snapshot>, T)) -> T {
+        let mut curr = self.0.load(Acquire);
+        loop {
+            let (next, out) = f(Snapshot(curr));
+            let Some(next) = next else { return out };
+            match self.0.compare_exchange_weak(curr, next.0, AcqRel, Acquire) {
+                Ok(_) => return out,
+                Err(actual) => curr = actual,
+            }
+        }
+    }
+
+    /// Called with a `Notified` reference in hand, before polling.
+    pub(crate) fn transition_to_running(&self) -> TransitionToRunning {
+        self.fetch_update(|s| {
+            debug_assert!(s.is_notified() || s.is_complete(), "poll without NOTIFIED: {s:?}");
+            if s.is_complete() || s.is_running() {
+                // Completed by shutdown, or (never) polled elsewhere: drop our reference.
+                return (None, TransitionToRunning::Failed);
+            }
+            let next = Snapshot((s.0 | RUNNING) & !NOTIFIED);
+            let out = if s.is_cancelled() {
+                TransitionToRunning::Cancelled
+            } else {
+                TransitionToRunning::Success
+            };
+            (Some(next), out)
+        })
+    }
+
+    /// After a poll returned `Pending`.
+    pub(crate) fn transition_to_idle(&self) -> TransitionToIdle {
+        self.fetch_update(|s| {
+            debug_assert!(s.is_running());
+            if s.is_cancelled() {
+                return (None, TransitionToIdle::Cancelled);
+            }
+            let next = Snapshot(s.0 & !RUNNING & !NOTIFIED);
+            if s.is_notified() {
+                // Keep NOTIFIED: the poll's reference becomes the `Notified` for the reschedule.
+                (
+                    Some(Snapshot(s.0 & !RUNNING)),
+                    TransitionToIdle::OkNotified,
+                )
+            } else {
+                (Some(next), TransitionToIdle::Ok)
+            }
+        })
+    }
+
+    /// After the output (or the cancellation error) was stored: RUNNING -> COMPLETE.
+    /// Returns the snapshot after the transition.
+    pub(crate) fn transition_to_complete(&self) -> Snapshot {
+        let prev = Snapshot(self.0.fetch_xor(RUNNING | COMPLETE, AcqRel));
+        debug_assert!(prev.is_running() && !prev.is_complete());
+        Snapshot(prev.0 ^ (RUNNING | COMPLETE))
+    }
+
+    /// `wake_by_ref`: takes a new reference when it submits.
+    pub(crate) fn transition_to_notified_by_ref(&self) -> TransitionToNotified {
+        self.fetch_update(|s| {
+            if s.is_complete() || s.is_notified() {
+                (None, TransitionToNotified::DoNothing)
+            } else if s.is_running() {
+                (Some(Snapshot(s.0 | NOTIFIED)), TransitionToNotified::DoNothing)
+            } else {
+                (
+                    Some(Snapshot((s.0 | NOTIFIED) + REF_ONE)),
+                    TransitionToNotified::Submit,
+                )
+            }
+        })
+    }
+
+    /// `wake` (by value): the waker's own reference becomes the `Notified`, or is dropped.
+    pub(crate) fn transition_to_notified_by_val(&self) -> TransitionToNotified {
+        self.fetch_update(|s| {
+            if s.is_running() {
+                debug_assert!(s.ref_count() >= 2, "a running task holds a reference");
+                (
+                    Some(Snapshot((s.0 | NOTIFIED) - REF_ONE)),
+                    TransitionToNotified::DoNothing,
+                )
+            } else if s.is_complete() || s.is_notified() {
+                let next = Snapshot(s.0 - REF_ONE);
+                let out = if next.ref_count() == 0 {
+                    TransitionToNotified::Dealloc
+                } else {
+                    TransitionToNotified::DoNothing
+                };
+                (Some(next), out)
+            } else {
+                (Some(Snapshot(s.0 | NOTIFIED)), TransitionToNotified::Submit)
+            }
+        })
+    }
+
+    /// `abort()`: mark cancelled; submit the task when it is idle so a worker drops the future.
+    pub(crate) fn transition_to_notified_and_cancel(&self) -> TransitionToNotified {
+        self.fetch_update(|s| {
+            if s.is_complete() || s.is_cancelled() {
+                (None, TransitionToNotified::DoNothing)
+            } else if s.is_running() || s.is_notified() {
+                // The poller (or the queued poll) sees CANCELLED and drops the future.
+                (
+                    Some(Snapshot(s.0 | CANCELLED | NOTIFIED)),
+                    TransitionToNotified::DoNothing,
+                )
+            } else {
+                (
+                    Some(Snapshot((s.0 | CANCELLED | NOTIFIED) + REF_ONE)),
+                    TransitionToNotified::Submit,
+                )
+            }
+        })
+    }
+
+    /// Shutdown: mark cancelled, and take RUNNING when the task is idle. Returns `true` when the
+    /// caller now holds RUNNING and must drop the future and complete the task.
+    pub(crate) fn transition_to_shutdown(&self) -> bool {
+        self.fetch_update(|s| {
+            if s.is_complete() {
+                (None, false)
+            } else if s.is_running() {
+                (Some(Snapshot(s.0 | CANCELLED)), false)
+            } else {
+                (Some(Snapshot(s.0 | CANCELLED | RUNNING)), true)
+            }
+        })
+    }
+
+    /// The `JoinHandle` stores a waker: sets JOIN_WAKER unless the task completed meanwhile.
+    /// `Err` carries the snapshot showing COMPLETE.
+    pub(crate) fn set_join_waker(&self) -> Result<Snapshot, Snapshot> {
+        self.fetch_update(|s| {
+            debug_assert!(s.is_join_interested() && !s.is_join_waker_set());
+            if s.is_complete() {
+                return (None, Err(s));
+            }
+            let next = Snapshot(s.0 | JOIN_WAKER);
+            (Some(next), Ok(next))
+        })
+    }
+
+    /// The `JoinHandle` wants to replace its waker: clears JOIN_WAKER unless the task completed.
+    pub(crate) fn unset_join_waker(&self) -> Result<Snapshot, Snapshot> {
+        self.fetch_update(|s| {
+            debug_assert!(s.is_join_interested() && s.is_join_waker_set());
+            if s.is_complete() {
+                return (None, Err(s));
+            }
+            let next = Snapshot(s.0 & !JOIN_WAKER);
+            (Some(next), Ok(next))
+        })
+    }
+
+    /// The completing thread has woken the join waker and hands the slot back.
+    pub(crate) fn unset_join_waker_after_complete(&self) -> Snapshot {
+        let prev = Snapshot(self.0.fetch_and(!JOIN_WAKER, AcqRel));
+        debug_assert!(prev.is_complete() && prev.is_join_waker_set());
+        Snapshot(prev.0 & !JOIN_WAKER)
+    }
+
+    /// The `JoinHandle` is dropped: clears JOIN_INTEREST (and JOIN_WAKER when the task is not yet
+    /// complete, taking the waker slot back). Returns the snapshot after the transition.
+    pub(crate) fn drop_join_interest(&self) -> Snapshot {
+        self.fetch_update(|s| {
+            debug_assert!(s.is_join_interested());
+            let mut next = s.0 & !JOIN_INTEREST;
+            if !s.is_complete() {
+                next &= !JOIN_WAKER;
+            }
+            (Some(Snapshot(next)), Snapshot(next))
+        })
+    }
+
+    pub(crate) fn ref_inc(&self) {
+        let prev = self.0.fetch_add(REF_ONE, AcqRel);
+        // An overflow would be a use-after-free in the making: abort, as `Arc` does.
+        if prev > usize::MAX / 2 {
+            std::process::abort();
+        }
+    }
+
+    /// Drops one reference; `true` when it was the last.
+    pub(crate) fn ref_dec(&self) -> bool {
+        self.ref_dec_by(1)
+    }
+
+    /// Drops `n` references at once; `true` when they were the last.
+    pub(crate) fn ref_dec_by(&self, n: usize) -> bool {
+        let prev = Snapshot(self.0.fetch_sub(n * REF_ONE, AcqRel));
+        debug_assert!(prev.ref_count() >= n, "ref count underflow: {prev:?}");
+        prev.ref_count() == n
+    }
+}
+
+impl Snapshot {
+    pub(crate) fn is_running(self) -> bool {
+        self.0 & RUNNING != 0
+    }
+    pub(crate) fn is_complete(self) -> bool {
+        self.0 & COMPLETE != 0
+    }
+    pub(crate) fn is_notified(self) -> bool {
+        self.0 & NOTIFIED != 0
+    }
+    pub(crate) fn is_join_interested(self) -> bool {
+        self.0 & JOIN_INTEREST != 0
+    }
+    pub(crate) fn is_join_waker_set(self) -> bool {
+        self.0 & JOIN_WAKER != 0
+    }
+    pub(crate) fn is_cancelled(self) -> bool {
+        self.0 & CANCELLED != 0
+    }
+    pub(crate) fn ref_count(self) -> usize {
+        self.0 >> REF_SHIFT
+    }
+}
+
+impl fmt::Debug for Snapshot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Snapshot")
+            .field("running", &self.is_running())
+            .field("complete", &self.is_complete())
+            .field("notified", &self.is_notified())
+            .field("join_interest", &self.is_join_interested())
+            .field("join_waker", &self.is_join_waker_set())
+            .field("cancelled", &self.is_cancelled())
+            .field("refs", &self.ref_count())
+            .finish()
+    }
+}
+
+impl fmt::Debug for State {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.load().fmt(f)
+    }
+}
+
+const _: () = assert!(FLAGS < REF_ONE);

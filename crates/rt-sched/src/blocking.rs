@@ -1,0 +1,279 @@
+//! The blocking pool behind `spawn_blocking`: threads created on demand up to a limit (512 by
+//! default), each kept alive 10 s when idle.
+//!
+//! A blocking closure runs as a task (so it gets a `JoinHandle`, panic capture and `abort`
+//! before it starts) whose future completes in one poll. Such a task is always either in the
+//! pool's queue or running on a pool thread, so it needs no owned list: shutdown cancels what is
+//! queued and waits (up to a timeout) for what runs.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use rt_core::sync::{Condvar, Mutex};
+use rt_core::task::{self, JoinHandle, Notified, Schedule, Task};
+
+use crate::ThreadHook;
+
+/// How the pool is built.
+#[derive(Clone)]
+pub struct Config {
+    /// Most threads alive at once.
+    pub max_threads: usize,
+    /// How long an idle thread waits for work before it exits.
+    pub keep_alive: Duration,
+    /// Name of the pool's threads.
+    pub thread_name: String,
+    /// Stack size, if set.
+    pub thread_stack_size: Option<usize>,
+    /// Wraps each thread's loop (the facade enters its runtime context here).
+    pub on_thread: ThreadHook,
+}
+
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("blocking::Config")
+            .field("max_threads", &self.max_threads)
+            .field("keep_alive", &self.keep_alive)
+            .finish()
+    }
+}
+
+struct State {
+    queue: VecDeque<Notified<Spawner>>,
+    threads: usize,
+    idle: usize,
+    /// Wake-ups handed to idle threads and not yet consumed.
+    notified: usize,
+    shutdown: bool,
+}
+
+struct Inner {
+    state: Mutex<State>,
+    work: Condvar,
+    /// Signalled when a thread exits (for shutdown with a timeout).
+    exited: Condvar,
+    config: Config,
+}
+
+/// Spawns blocking work onto the pool; cheap to clone.
+#[derive(Clone)]
+pub struct Spawner {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Spawner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = self.inner.state.lock().unwrap();
+        f.debug_struct("blocking::Spawner")
+            .field("threads", &s.threads)
+            .field("idle", &s.idle)
+            .field("queued", &s.queue.len())
+            .finish()
+    }
+}
+
+/// The pool; dropping it shuts it down, waiting for running closures.
+#[derive(Debug)]
+pub struct BlockingPool {
+    spawner: Spawner,
+}
+
+struct BlockingTask<F>(Option<F>);
+
+impl<F> Unpin for BlockingTask<F> {}
+
+impl<F: FnOnce() -> R, R> Future for BlockingTask<F> {
+    type Output = R;
+    fn poll(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<R> {
+        let f = self.0.take().expect("blocking task polled after completion");
+        // Blocking work is not budgeted: it owns its thread.
+        Poll::Ready(rt_core::coop::unconstrained(f))
+    }
+}
+
+impl BlockingPool {
+    /// A pool with no threads yet.
+    pub fn new(config: Config) -> BlockingPool {
+        BlockingPool {
+            spawner: Spawner {
+                inner: Arc::new(Inner {
+                    state: Mutex::new(State {
+                        queue: VecDeque::new(),
+                        threads: 0,
+                        idle: 0,
+                        notified: 0,
+                        shutdown: false,
+                    }),
+                    work: Condvar::new(),
+                    exited: Condvar::new(),
+                    config,
+                }),
+            },
+        }
+    }
+
+    /// The pool's spawner.
+    pub fn spawner(&self) -> &Spawner {
+        &self.spawner
+    }
+
+    /// Cancels queued closures and waits for running ones, at most `timeout` (forever if
+    /// `None`). Idempotent.
+    pub fn shutdown(&self, timeout: Option<Duration>) {
+        let inner = &self.spawner.inner;
+        let queued: Vec<_> = {
+            let mut s = inner.state.lock().unwrap();
+            s.shutdown = true;
+            inner.work.notify_all();
+            s.queue.drain(..).collect()
+        };
+        for t in queued {
+            t.shutdown();
+        }
+        let deadline = timeout.map(|t| Instant::now() + t);
+        let mut s = inner.state.lock().unwrap();
+        while s.threads > 0 {
+            match deadline {
+                None => s = inner.exited.wait(s).unwrap(),
+                Some(d) => {
+                    let now = Instant::now();
+                    if now >= d {
+                        break;
+                    }
+                    s = inner.exited.wait_timeout(s, d - now).unwrap().0;
+                }
+            }
+        }
+    }
+}
+
+impl Drop for BlockingPool {
+    fn drop(&mut self) {
+        self.shutdown(None);
+    }
+}
+
+impl Spawner {
+    /// Runs `f` on a pool thread. After shutdown `f` is dropped unrun and the handle resolves to
+    /// a cancellation error.
+    pub fn spawn_blocking<F, R>(&self, f: F) -> JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        let id = task::next_id();
+        let (notified, join) = task::unowned(BlockingTask(Some(f)), self.clone(), id, false);
+        if let Err(e) = self.push(notified) {
+            // Could not start a thread: the task was cancelled; report on the handle.
+            tracing::warn!("spawn_blocking: {e}");
+        }
+        join
+    }
+
+    fn push(&self, task: Notified<Spawner>) -> io::Result<()> {
+        let inner = &self.inner;
+        let mut s = inner.state.lock().unwrap();
+        if s.shutdown {
+            drop(s);
+            task.shutdown();
+            return Ok(());
+        }
+        s.queue.push_back(task);
+        if s.idle > s.notified {
+            s.notified += 1;
+            inner.work.notify_one();
+            return Ok(());
+        }
+        if s.threads >= inner.config.max_threads {
+            return Ok(()); // a busy thread takes it when done
+        }
+        s.threads += 1;
+        drop(s);
+        let me = self.clone();
+        let hook = inner.config.on_thread.clone();
+        let mut b = thread::Builder::new().name(inner.config.thread_name.clone());
+        if let Some(size) = inner.config.thread_stack_size {
+            b = b.stack_size(size);
+        }
+        let spawned = b.spawn(move || {
+            let mut run = Some(move || me.run_thread());
+            hook(&mut || (run.take().expect("pool thread loop called twice"))());
+        });
+        if let Err(e) = spawned {
+            let mut s = inner.state.lock().unwrap();
+            s.threads -= 1;
+            if s.threads == 0 {
+                // Nobody will ever run the queue: cancel what is in it.
+                let queued: Vec<_> = s.queue.drain(..).collect();
+                drop(s);
+                for t in queued {
+                    t.shutdown();
+                }
+            }
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    fn run_thread(&self) {
+        let inner = &self.inner;
+        let keep_alive = inner.config.keep_alive;
+        let mut s = inner.state.lock().unwrap();
+        'outer: loop {
+            while let Some(task) = s.queue.pop_front() {
+                drop(s);
+                task.run();
+                s = inner.state.lock().unwrap();
+            }
+            if s.shutdown {
+                break;
+            }
+            s.idle += 1;
+            let deadline = Instant::now() + keep_alive;
+            loop {
+                let now = Instant::now();
+                if now >= deadline {
+                    s.idle -= 1;
+                    s.notified = s.notified.min(s.idle);
+                    if s.queue.is_empty() || s.shutdown {
+                        break 'outer;
+                    }
+                    continue 'outer;
+                }
+                s = inner.work.wait_timeout(s, deadline - now).unwrap().0;
+                if s.notified > 0 {
+                    s.notified -= 1;
+                    s.idle -= 1;
+                    continue 'outer;
+                }
+                if s.shutdown {
+                    s.idle -= 1;
+                    break 'outer;
+                }
+            }
+        }
+        s.threads -= 1;
+        inner.exited.notify_all();
+    }
+
+    /// Threads alive in the pool now.
+    pub fn num_threads(&self) -> usize {
+        self.inner.state.lock().unwrap().threads
+    }
+}
+
+impl Schedule for Spawner {
+    fn release(&self, _task: &Task<Spawner>) -> Option<Task<Spawner>> {
+        None
+    }
+
+    fn schedule(&self, task: Notified<Spawner>) {
+        let _ = self.push(task);
+    }
+}

@@ -1,0 +1,226 @@
+//! The current-thread scheduler (1:N): the same task type, run on whichever thread is inside
+//! `block_on`. With no thread in `block_on`, spawned tasks wait in the queue.
+//!
+//! One run queue (`Mutex<VecDeque>`), shared by wakes from the driving thread and from others; a
+//! wake from another thread unparks the driver. The driver polls the `block_on` future when it
+//! was woken, and between those polls runs up to 61 queued tasks, so neither starves the other.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
+
+use rt_core::sync::{AtomicBool, Mutex, Ordering};
+use rt_core::task::{Id, JoinHandle, Notified, OwnedTasks, Schedule, Task};
+
+use crate::park::{Parker, Unparker};
+
+/// Tasks run between two checks of the `block_on` future.
+const EVENT_INTERVAL: usize = 61;
+
+struct Shared {
+    queue: Mutex<Option<VecDeque<Notified<Handle>>>>,
+    owned: OwnedTasks<Handle>,
+    unparker: Unparker,
+    /// The driver's parker, taken by the thread inside `block_on`.
+    parker: Mutex<Option<Parker>>,
+    frame_pool: bool,
+    polls: std::sync::atomic::AtomicU64,
+}
+
+/// A handle to a current-thread scheduler.
+#[derive(Clone)]
+pub struct Handle {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Handle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("current_thread::Handle")
+            .field("live_tasks", &self.shared.owned.len())
+            .finish()
+    }
+}
+
+/// A current-thread scheduler.
+#[derive(Debug)]
+pub struct CurrentThread {
+    handle: Handle,
+}
+
+struct MainWaker {
+    woken: AtomicBool,
+    unparker: Unparker,
+}
+
+impl Wake for MainWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.woken.store(true, Ordering::Release);
+        self.unparker.unpark();
+    }
+}
+
+impl CurrentThread {
+    /// A new scheduler; `frame_pool` chooses where task cells come from.
+    pub fn new(frame_pool: bool) -> CurrentThread {
+        let parker = Parker::new();
+        let unparker = parker.unparker().clone();
+        CurrentThread {
+            handle: Handle {
+                shared: Arc::new(Shared {
+                    queue: Mutex::new(Some(VecDeque::with_capacity(64))),
+                    owned: OwnedTasks::new(1),
+                    unparker,
+                    parker: Mutex::new(Some(parker)),
+                    frame_pool,
+                    polls: std::sync::atomic::AtomicU64::new(0),
+                }),
+            },
+        }
+    }
+
+    /// The scheduler's handle.
+    pub fn handle(&self) -> &Handle {
+        &self.handle
+    }
+
+    /// Runs `future` to completion on this thread, running spawned tasks meanwhile.
+    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        let shared = &self.handle.shared;
+        let parker = shared.parker.lock().unwrap().take();
+        let Some(parker) = parker else {
+            // Another thread drives the scheduler: just wait for our own future.
+            return park_block_on(future);
+        };
+        struct PutBack<'a>(&'a Shared, Option<Parker>);
+        impl Drop for PutBack<'_> {
+            fn drop(&mut self) {
+                *self.0.parker.lock().unwrap() = self.1.take();
+            }
+        }
+        let guard = PutBack(shared, Some(parker));
+        let main = Arc::new(MainWaker {
+            woken: AtomicBool::new(true),
+            unparker: shared.unparker.clone(),
+        });
+        let waker = Waker::from(main.clone());
+        let mut cx = Context::from_waker(&waker);
+        let mut future = pin!(future);
+        loop {
+            if main.woken.swap(false, Ordering::AcqRel) {
+                if let Poll::Ready(out) = rt_core::coop::budget(|| future.as_mut().poll(&mut cx)) {
+                    return out;
+                }
+            }
+            let mut ran = 0;
+            while ran < EVENT_INTERVAL {
+                let task = shared.queue.lock().unwrap().as_mut().and_then(|q| q.pop_front());
+                let Some(task) = task else { break };
+                shared.polls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                task.run();
+                ran += 1;
+            }
+            if ran == 0 && !main.woken.load(Ordering::Acquire) {
+                guard.1.as_ref().expect("parker present").park();
+            }
+        }
+    }
+
+    /// Cancels every task (each future dropped once, on this thread). Idempotent.
+    pub fn shutdown(&self) {
+        let shared = &self.handle.shared;
+        shared.owned.close_and_shutdown_all();
+        let q = shared.queue.lock().unwrap().take();
+        drop(q);
+    }
+}
+
+impl Drop for CurrentThread {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// `block_on` without a scheduler: park the thread until the future's waker fires.
+pub fn park_block_on<F: Future>(future: F) -> F::Output {
+    let parker = Parker::new();
+    let main = Arc::new(MainWaker {
+        woken: AtomicBool::new(true),
+        unparker: parker.unparker().clone(),
+    });
+    let waker = Waker::from(main.clone());
+    let mut cx = Context::from_waker(&waker);
+    let mut future = pin!(future);
+    loop {
+        if main.woken.swap(false, Ordering::AcqRel) {
+            if let Poll::Ready(out) = rt_core::coop::budget(|| future.as_mut().poll(&mut cx)) {
+                return out;
+            }
+        } else {
+            parker.park();
+        }
+    }
+}
+
+impl Handle {
+    /// Spawns a task (it runs while some thread is inside `block_on`). During or after shutdown
+    /// the future is dropped at once and the handle resolves to a cancellation error.
+    pub fn spawn<F>(&self, future: F, id: Id) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let (join, notified) =
+            self.shared
+                .owned
+                .bind(future, self.clone(), id, self.shared.frame_pool);
+        tracing::trace!(task.id = id.as_u64(), "spawn");
+        if let Some(n) = notified {
+            self.schedule(n);
+        }
+        join
+    }
+
+    /// Task polls run so far.
+    pub fn polls(&self) -> u64 {
+        self.shared.polls.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Tasks alive.
+    pub fn live_tasks(&self) -> usize {
+        self.shared.owned.len()
+    }
+}
+
+impl rt_core::batch::Unpark for Shared {
+    fn unpark(&self) {
+        self.unparker.unpark();
+    }
+}
+
+impl Schedule for Handle {
+    fn release(&self, task: &Task<Handle>) -> Option<Task<Handle>> {
+        self.shared.owned.remove(task)
+    }
+
+    fn schedule(&self, task: Notified<Handle>) {
+        let mut q = self.shared.queue.lock().unwrap();
+        match q.as_mut() {
+            Some(q) => q.push_back(task),
+            None => {
+                // Shut down: the owned list has cancelled (or will cancel) the task.
+                drop(q);
+                drop(task);
+                return;
+            }
+        }
+        drop(q);
+        if !rt_core::batch::defer(&self.shared) {
+            self.shared.unparker.unpark();
+        }
+    }
+}

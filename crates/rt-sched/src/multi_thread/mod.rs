@@ -1,0 +1,309 @@
+//! The multi-thread scheduler: N workers, each with a local FIFO queue and a LIFO slot, one
+//! global injector, work stealing in batches, and the idle protocol of `idle.rs`.
+//!
+//! Where a task goes when it is scheduled:
+//!
+//! - from one of this scheduler's workers (a spawn or a wake by the running task): into that
+//!   worker's LIFO slot, so a message's receiver runs next, while the hot data is in cache; the
+//!   task it displaces moves to the back of the local queue. A task that woke *itself* (yield)
+//!   goes to the back of the local queue instead.
+//! - from anywhere else: into the injector, then one sleeping worker is unparked, unless a worker
+//!   is already searching (it will find the task) or the wake is part of a batch
+//!   (`rt_core::batch`), which unparks once at its end.
+//!
+//! Where a worker looks for work (`worker.rs`): every 61st tick the injector first (fairness);
+//! else the LIFO slot (at most 3 in a row, so ping-pong pairs cannot starve the queue), the
+//! local queue, the injector; then it steals half of another worker's queue; then it spins
+//! briefly; then it parks.
+
+mod worker;
+
+use std::future::Future;
+use std::io;
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use rt_core::sync::{AtomicBool, Ordering};
+use rt_core::task::{JoinHandle, Notified, OwnedTasks, Schedule, Task};
+
+use crate::idle::Idle;
+use crate::metrics::{self, Counters, Metrics};
+use crate::park::{Parker, Unparker};
+use crate::queue::{Injector, Local, Stealer};
+use crate::ThreadHook;
+
+
+/// How a multi-thread scheduler is built.
+#[derive(Clone)]
+pub struct Config {
+    /// Number of worker threads (at least 1).
+    pub workers: usize,
+    /// Name of the worker threads.
+    pub thread_name: String,
+    /// Stack size of the worker threads, if set.
+    pub thread_stack_size: Option<usize>,
+    /// Allocate task cells from the frame pool (else from the global allocator).
+    pub frame_pool: bool,
+    /// Wraps each worker's run loop (the facade enters its runtime context here).
+    pub on_thread: ThreadHook,
+}
+
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Config")
+            .field("workers", &self.workers)
+            .field("thread_name", &self.thread_name)
+            .field("frame_pool", &self.frame_pool)
+            .finish()
+    }
+}
+
+pub(crate) struct Shared {
+    injector: Injector<Notified<Handle>>,
+    stealers: Box<[Stealer<Notified<Handle>>]>,
+    unparkers: Box<[Unparker]>,
+    idle: Idle,
+    owned: OwnedTasks<Handle>,
+    counters: Counters,
+    shutdown: AtomicBool,
+    frame_pool: bool,
+}
+
+/// A handle to a multi-thread scheduler: spawns tasks, and is the `Schedule` of its tasks.
+#[derive(Clone)]
+pub struct Handle {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Handle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("multi_thread::Handle")
+            .field("workers", &self.shared.stealers.len())
+            .field("live_tasks", &self.shared.owned.len())
+            .finish()
+    }
+}
+
+/// A running multi-thread scheduler: owns its worker threads.
+pub struct MultiThread {
+    handle: Handle,
+    threads: Vec<thread::JoinHandle<()>>,
+    /// What `start` needs, until it runs.
+    pending: Option<(Vec<Local<Notified<Handle>>>, Vec<Parker>, Config)>,
+}
+
+impl MultiThread {
+    /// Builds the scheduler; no thread runs until [`MultiThread::start`].
+    pub fn new(config: Config) -> MultiThread {
+        let n = config.workers.max(1);
+        let locals: Vec<Local<Notified<Handle>>> = (0..n).map(|_| Local::new()).collect();
+        let parkers: Vec<Parker> = (0..n).map(|_| Parker::new()).collect();
+        let shared = Arc::new(Shared {
+            injector: Injector::new(),
+            stealers: locals.iter().map(|l| l.stealer()).collect(),
+            unparkers: parkers.iter().map(|p| p.unparker().clone()).collect(),
+            idle: Idle::new(n),
+            owned: OwnedTasks::new(4 * n),
+            counters: metrics::counters(n),
+            shutdown: AtomicBool::new(false),
+            frame_pool: config.frame_pool,
+        });
+        MultiThread {
+            handle: Handle { shared },
+            threads: Vec::with_capacity(n),
+            pending: Some((locals, parkers, config)),
+        }
+    }
+
+    /// Starts the worker threads. Tasks spawned before this wait in the injector.
+    pub fn start(&mut self) -> io::Result<()> {
+        let Some((locals, parkers, config)) = self.pending.take() else {
+            return Ok(());
+        };
+        for (index, (local, parker)) in locals.into_iter().zip(parkers).enumerate() {
+            let h = self.handle.clone();
+            let hook = config.on_thread.clone();
+            let mut b = thread::Builder::new().name(config.thread_name.clone());
+            if let Some(s) = config.thread_stack_size {
+                b = b.stack_size(s);
+            }
+            let spawned = b.spawn(move || {
+                let mut run = Some(move || worker::run(h, index, local, parker));
+                hook(&mut || (run.take().expect("worker run loop called twice"))());
+            });
+            match spawned {
+                Ok(t) => self.threads.push(t),
+                Err(e) => {
+                    self.shutdown(None);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The scheduler's handle.
+    pub fn handle(&self) -> &Handle {
+        &self.handle
+    }
+
+    /// Stops the workers and cancels every task: each pending future is dropped exactly once,
+    /// on the calling thread (or, for a task stuck in a poll past `timeout`, by the worker
+    /// running it when that poll returns). Waits at most `timeout` for the workers (forever
+    /// when `None`). Idempotent.
+    pub fn shutdown(&mut self, timeout: Option<Duration>) {
+        let shared = &self.handle.shared;
+        if !shared.shutdown.swap(true, Ordering::AcqRel) {
+            for i in 0..shared.unparkers.len() {
+                shared.idle.unpark_worker_by_id(i);
+                shared.unparkers[i].unpark();
+            }
+        }
+        let deadline = timeout.map(|t| Instant::now() + t);
+        for t in std::mem::take(&mut self.threads) {
+            match deadline {
+                None => {
+                    let _ = t.join();
+                }
+                Some(d) => {
+                    while !t.is_finished() && Instant::now() < d {
+                        thread::sleep(Duration::from_micros(200));
+                    }
+                    if t.is_finished() {
+                        let _ = t.join();
+                    }
+                    // Else: leave the thread detached; it exits after its current poll.
+                }
+            }
+        }
+        shared.owned.close_and_shutdown_all();
+        // Queued `Notified`s of tasks the list just cancelled: drop them.
+        while let Some(t) = shared.injector.pop() {
+            drop(t);
+        }
+    }
+}
+
+impl std::fmt::Debug for MultiThread {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MultiThread")
+            .field("handle", &self.handle)
+            .field("threads", &self.threads.len())
+            .finish()
+    }
+}
+
+impl Drop for MultiThread {
+    fn drop(&mut self) {
+        self.shutdown(None);
+    }
+}
+
+impl Handle {
+    /// Spawns a task. During or after shutdown the future is dropped at once and the handle
+    /// resolves to a cancellation error.
+    pub fn spawn<F>(&self, future: F, id: rt_core::task::Id) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let (join, notified) =
+            self.shared
+                .owned
+                .bind(future, self.clone(), id, self.shared.frame_pool);
+        tracing::trace!(task.id = id.as_u64(), "spawn");
+        if let Some(n) = notified {
+            self.schedule_task(n, false);
+        }
+        join
+    }
+
+    /// A copy of the counters.
+    pub fn metrics(&self) -> Metrics {
+        Metrics {
+            workers: self.shared.counters.iter().map(|c| c.snapshot()).collect(),
+            live_tasks: self.shared.owned.len(),
+        }
+    }
+
+    /// Number of worker threads.
+    pub fn num_workers(&self) -> usize {
+        self.shared.stealers.len()
+    }
+
+    /// Whether the calling thread is one of this scheduler's workers.
+    pub fn is_worker_thread(&self) -> bool {
+        worker::with_current(|cx| cx.is_some_and(|cx| cx.belongs_to(&self.shared)))
+    }
+
+    /// (searching, unparked) workers right now.
+    pub fn idle_counts(&self) -> (usize, usize) {
+        self.shared.idle.counts()
+    }
+
+    fn schedule_task(&self, task: Notified<Handle>, is_yield: bool) {
+        worker::with_current(|cx| match cx {
+            Some(cx) if cx.belongs_to(&self.shared) => cx.schedule_local(task, is_yield),
+            _ => self.shared.schedule_remote(self, task),
+        })
+    }
+}
+
+impl Shared {
+    fn is_shutdown(&self) -> bool {
+        self.shutdown.load(Ordering::Acquire)
+    }
+
+    fn schedule_remote(&self, handle: &Handle, task: Notified<Handle>) {
+        self.injector.push(task);
+        if self.is_shutdown() {
+            // Shutdown may already have drained the injector: nobody will run this task (the
+            // owned list cancels it), so drop the queued references now.
+            while let Some(t) = self.injector.pop() {
+                drop(t);
+            }
+            return;
+        }
+        if rt_core::batch::is_batching() {
+            rt_core::batch::defer(&handle.shared);
+            return;
+        }
+        self.notify_parked();
+    }
+
+    /// Wakes one sleeping worker if nobody is searching (idle rule 1).
+    fn notify_parked(&self) {
+        if let Some(i) = self.idle.worker_to_notify() {
+            self.counters[i].unpark();
+            self.unparkers[i].unpark();
+        }
+    }
+
+    /// Idle rule 4: the last searcher re-checks every queue before it sleeps.
+    fn notify_if_work_pending(&self) {
+        if !self.injector.is_empty() || self.stealers.iter().any(|s| !s.is_empty()) {
+            self.notify_parked();
+        }
+    }
+}
+
+impl rt_core::batch::Unpark for Shared {
+    fn unpark(&self) {
+        self.notify_parked();
+    }
+}
+
+impl Schedule for Handle {
+    fn release(&self, task: &Task<Handle>) -> Option<Task<Handle>> {
+        self.shared.owned.remove(task)
+    }
+
+    fn schedule(&self, task: Notified<Handle>) {
+        self.schedule_task(task, false);
+    }
+
+    fn yield_now(&self, task: Notified<Handle>) {
+        self.schedule_task(task, true);
+    }
+}

@@ -1,0 +1,238 @@
+//! One worker's run loop: find a task, run it, repeat; steal, spin, park when there is none.
+
+use std::cell::Cell;
+use std::ptr;
+use std::time::Duration;
+
+use rt_core::task::Notified;
+
+use super::{Handle, Shared};
+use crate::park::Parker;
+use crate::queue::Local;
+
+/// Every this many ticks the injector is checked before the local queue (fairness).
+const GLOBAL_QUEUE_INTERVAL: u32 = 61;
+/// Consecutive LIFO-slot polls allowed before the local queue gets a turn.
+const MAX_LIFO_POLLS: u32 = 3;
+/// Steal rounds before parking (each round looks at every queue once).
+const SPIN_ROUNDS: u32 = 4;
+/// A worker parked this long without work gives its idle frame-pool memory back.
+const TRIM_AFTER: Duration = Duration::from_millis(100);
+
+/// The state of the worker running on this thread. Lives on the worker's stack; the
+/// thread-local `CURRENT` points at it while the run loop is active. Only its own thread
+/// touches it, so plain `Cell`s suffice.
+pub(crate) struct WorkerContext {
+    handle: Handle,
+    index: usize,
+    local: Local<Notified<Handle>>,
+    lifo: Cell<Option<Notified<Handle>>>,
+    lifo_polls: Cell<u32>,
+    tick: Cell<u32>,
+    is_searching: Cell<bool>,
+    rng: Cell<u32>,
+}
+
+std::thread_local! {
+    // A plain std thread-local: it only ever points at this thread's own stack frame, so there
+    // is nothing for loom to check about it.
+    static CURRENT: Cell<*const WorkerContext> = const { Cell::new(ptr::null()) };
+}
+
+/// Runs `f` with the current thread's worker context, if it is a worker.
+pub(crate) fn with_current<R>(f: impl FnOnce(Option<&WorkerContext>) -> R) -> R {
+    let p = CURRENT.try_with(|c| c.get()).unwrap_or(ptr::null());
+    // SAFETY: `CURRENT` is non-null only while `run` is on the stack of this very thread, and
+    // it points at the `WorkerContext` that `run` owns.
+    f(unsafe { p.as_ref() })
+}
+
+struct ResetCurrent(*const WorkerContext);
+
+impl Drop for ResetCurrent {
+    fn drop(&mut self) {
+        let _ = CURRENT.try_with(|c| c.set(self.0));
+    }
+}
+
+pub(crate) fn run(handle: Handle, index: usize, local: Local<Notified<Handle>>, parker: Parker) {
+    let cx = WorkerContext {
+        handle,
+        index,
+        local,
+        lifo: Cell::new(None),
+        lifo_polls: Cell::new(0),
+        tick: Cell::new(0),
+        is_searching: Cell::new(false),
+        rng: Cell::new(0x9E37_79B9 ^ (index as u32).wrapping_mul(0x85EB_CA6B) | 1),
+    };
+    let prev = CURRENT.with(|c| c.replace(&cx));
+    let _reset = ResetCurrent(prev);
+    cx.run_loop(&parker);
+    // Drop what is still queued here: the owned list cancels those tasks at shutdown.
+    drop(cx.lifo.take());
+    while let Some(t) = cx.local.pop() {
+        drop(t);
+    }
+}
+
+impl WorkerContext {
+    fn shared(&self) -> &Shared {
+        &self.handle.shared
+    }
+
+    pub(crate) fn belongs_to(&self, shared: &std::sync::Arc<Shared>) -> bool {
+        std::sync::Arc::ptr_eq(&self.handle.shared, shared)
+    }
+
+    fn counters(&self) -> &crate::metrics::WorkerCounters {
+        &self.shared().counters[self.index]
+    }
+
+    /// A spawn or wake from a task running on this worker.
+    pub(crate) fn schedule_local(&self, task: Notified<Handle>, is_yield: bool) {
+        self.counters().local_schedule();
+        if is_yield {
+            self.local.push(task);
+        } else if let Some(prev) = self.lifo.replace(Some(task)) {
+            self.local.push(prev);
+        } else {
+            return; // only the (unstealable) LIFO slot holds new work: nobody to wake
+        }
+        if !self.is_searching.get() {
+            self.shared().notify_parked();
+        }
+    }
+
+    fn run_loop(&self, parker: &Parker) {
+        while !self.shared().is_shutdown() {
+            if let Some(task) = self.next_task() {
+                self.run_task(task);
+                continue;
+            }
+            if let Some(task) = self.search() {
+                self.run_task(task);
+                continue;
+            }
+            self.park(parker);
+        }
+    }
+
+    fn run_task(&self, task: Notified<Handle>) {
+        if self.is_searching.replace(false) && self.shared().idle.transition_worker_from_searching()
+        {
+            // Idle rule 3: we were the last searcher; keep someone looking.
+            self.shared().notify_parked();
+        }
+        self.counters().poll();
+        task.run();
+    }
+
+    fn next_task(&self) -> Option<Notified<Handle>> {
+        let tick = self.tick.get().wrapping_add(1);
+        self.tick.set(tick);
+        if tick % GLOBAL_QUEUE_INTERVAL == 0 {
+            if let Some(t) = self.shared().injector.pop() {
+                self.counters().remote_schedule();
+                return Some(t);
+            }
+        }
+        if self.lifo_polls.get() < MAX_LIFO_POLLS {
+            if let Some(t) = self.lifo.take() {
+                self.lifo_polls.set(self.lifo_polls.get() + 1);
+                return Some(t);
+            }
+        }
+        self.lifo_polls.set(0);
+        if let Some(t) = self.local.pop() {
+            return Some(t);
+        }
+        if let Some(t) = self.shared().injector.steal_batch_and_pop(&self.local) {
+            self.counters().remote_schedule();
+            return Some(t);
+        }
+        self.lifo.take()
+    }
+
+    fn next_rand(&self, n: usize) -> usize {
+        // xorshift32: only used to spread steal victims.
+        let mut x = self.rng.get();
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        self.rng.set(x);
+        (x as usize) % n
+    }
+
+    /// Steals from other workers and the injector, for a few rounds.
+    fn search(&self) -> Option<Notified<Handle>> {
+        let shared = self.shared();
+        if !self.is_searching.get() {
+            if !shared.idle.transition_worker_to_searching() {
+                return None;
+            }
+            self.is_searching.set(true);
+        }
+        let n = shared.stealers.len();
+        for round in 0..SPIN_ROUNDS {
+            let start = self.next_rand(n);
+            for i in 0..n {
+                let victim = (start + i) % n;
+                if victim == self.index {
+                    continue;
+                }
+                if let Some(t) = shared.stealers[victim].steal_batch_and_pop(&self.local) {
+                    self.counters().steal();
+                    return Some(t);
+                }
+            }
+            if let Some(t) = shared.injector.steal_batch_and_pop(&self.local) {
+                self.counters().remote_schedule();
+                return Some(t);
+            }
+            if shared.is_shutdown() {
+                return None;
+            }
+            // Spin briefly: an unpark costs far more than a few rounds of looking.
+            for _ in 0..(16 << round) {
+                rt_core::sync::spin_loop();
+            }
+        }
+        None
+    }
+
+    fn park(&self, parker: &Parker) {
+        let shared = self.shared();
+        if !self.local.is_empty() {
+            return;
+        }
+        let was_searching = self.is_searching.replace(false);
+        if shared.idle.transition_worker_to_parked(self.index, was_searching) {
+            // Idle rule 4.
+            shared.notify_if_work_pending();
+        }
+        self.counters().park();
+        let mut trimmed = false;
+        loop {
+            if shared.is_shutdown() {
+                return;
+            }
+            if trimmed {
+                parker.park();
+            } else {
+                parker.park_timeout(TRIM_AFTER);
+                if shared.idle.is_parked(self.index) && !shared.is_shutdown() {
+                    // Still asleep after a long while: give idle pool memory back once.
+                    rt_core::pool::trim();
+                    trimmed = true;
+                    continue;
+                }
+            }
+            if !shared.idle.is_parked(self.index) {
+                break;
+            }
+        }
+        // Woken by `worker_to_notify`, which counted us as searching.
+        self.is_searching.set(true);
+    }
+}

@@ -1,0 +1,177 @@
+//! `Builder`: configures and starts a `Runtime`.
+
+use std::io;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use rt_sched::{blocking, current_thread, multi_thread, ThreadHook};
+
+use crate::handle::{Handle, Inner, Scheduler};
+use crate::runtime::{Kind, Runtime};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flavor {
+    MultiThread,
+    CurrentThread,
+}
+
+/// Builds a [`Runtime`]; tokio's shape: `Builder::new_multi_thread().worker_threads(2).build()?`.
+///
+/// IO and timers are always on: `enable_all`, `enable_io` and `enable_time` exist so code
+/// written for tokio compiles, and do nothing.
+#[derive(Debug, Clone)]
+pub struct Builder {
+    flavor: Flavor,
+    worker_threads: Option<usize>,
+    thread_name: String,
+    thread_stack_size: Option<usize>,
+    max_blocking_threads: usize,
+    keep_alive: Duration,
+    frame_pool: bool,
+}
+
+impl Builder {
+    /// A work-stealing runtime with one worker per CPU (see [`Builder::worker_threads`]).
+    pub fn new_multi_thread() -> Builder {
+        Builder::new(Flavor::MultiThread)
+    }
+
+    /// A runtime that runs every task on the thread inside [`Runtime::block_on`].
+    pub fn new_current_thread() -> Builder {
+        Builder::new(Flavor::CurrentThread)
+    }
+
+    fn new(flavor: Flavor) -> Builder {
+        Builder {
+            flavor,
+            worker_threads: None,
+            thread_name: "rt-worker".to_string(),
+            thread_stack_size: None,
+            max_blocking_threads: 512,
+            keep_alive: Duration::from_secs(10),
+            frame_pool: true,
+        }
+    }
+
+    /// Number of worker threads (multi-thread only). Default: the number of CPUs.
+    ///
+    /// # Panics
+    /// When `n` is 0.
+    #[track_caller]
+    pub fn worker_threads(&mut self, n: usize) -> &mut Builder {
+        assert!(n > 0, "worker_threads must be at least 1");
+        self.worker_threads = Some(n);
+        self
+    }
+
+    /// Name of the runtime's threads (workers and blocking pool). Default `rt-worker`.
+    pub fn thread_name(&mut self, name: impl Into<String>) -> &mut Builder {
+        self.thread_name = name.into();
+        self
+    }
+
+    /// Stack size of the runtime's threads.
+    pub fn thread_stack_size(&mut self, bytes: usize) -> &mut Builder {
+        self.thread_stack_size = Some(bytes);
+        self
+    }
+
+    /// Most threads of the blocking pool. Default 512.
+    ///
+    /// # Panics
+    /// When `n` is 0.
+    #[track_caller]
+    pub fn max_blocking_threads(&mut self, n: usize) -> &mut Builder {
+        assert!(n > 0, "max_blocking_threads must be at least 1");
+        self.max_blocking_threads = n;
+        self
+    }
+
+    /// How long an idle blocking thread lives. Default 10 s.
+    pub fn thread_keep_alive(&mut self, d: Duration) -> &mut Builder {
+        self.keep_alive = d;
+        self
+    }
+
+    /// Allocate task cells from the frame pool (default `true`); `false` uses the global
+    /// allocator, to measure what the pool buys.
+    pub fn frame_pool(&mut self, enabled: bool) -> &mut Builder {
+        self.frame_pool = enabled;
+        self
+    }
+
+    /// Does nothing: IO and timers are always enabled. For tokio compatibility.
+    pub fn enable_all(&mut self) -> &mut Builder {
+        self
+    }
+
+    /// Does nothing: IO is always enabled. For tokio compatibility.
+    pub fn enable_io(&mut self) -> &mut Builder {
+        self
+    }
+
+    /// Does nothing: timers are always enabled. For tokio compatibility.
+    pub fn enable_time(&mut self) -> &mut Builder {
+        self
+    }
+
+    /// Starts the runtime: its IO thread, and for multi-thread its workers.
+    pub fn build(&mut self) -> io::Result<Runtime> {
+        let io = rt_io::Driver::start()?;
+        // The hooks need the handle, which needs the schedulers: tie the knot through a cell
+        // that is filled before any runtime thread starts.
+        let cell: Arc<OnceLock<Handle>> = Arc::new(OnceLock::new());
+        let worker_hook: ThreadHook = {
+            let cell = cell.clone();
+            Arc::new(move |run: &mut dyn FnMut()| {
+                let h = cell.get().expect("runtime handle set before threads start");
+                let _g = crate::context::enter(h, true);
+                run();
+            })
+        };
+        let blocking_hook: ThreadHook = {
+            let cell = cell.clone();
+            Arc::new(move |run: &mut dyn FnMut()| {
+                let h = cell.get().expect("runtime handle set before threads start");
+                let _g = crate::context::enter(h, false);
+                run();
+            })
+        };
+        let pool = blocking::BlockingPool::new(blocking::Config {
+            max_threads: self.max_blocking_threads,
+            keep_alive: self.keep_alive,
+            thread_name: self.thread_name.clone(),
+            thread_stack_size: self.thread_stack_size,
+            on_thread: blocking_hook,
+        });
+        let (kind, scheduler) = match self.flavor {
+            Flavor::MultiThread => {
+                let mt = multi_thread::MultiThread::new(multi_thread::Config {
+                    workers: self.worker_threads.unwrap_or_else(num_cpus::get).max(1),
+                    thread_name: self.thread_name.clone(),
+                    thread_stack_size: self.thread_stack_size,
+                    frame_pool: self.frame_pool,
+                    on_thread: worker_hook,
+                });
+                let h = mt.handle().clone();
+                (Kind::MultiThread(mt), Scheduler::MultiThread(h))
+            }
+            Flavor::CurrentThread => {
+                let ct = current_thread::CurrentThread::new(self.frame_pool);
+                let h = ct.handle().clone();
+                (Kind::CurrentThread(ct), Scheduler::CurrentThread(h))
+            }
+        };
+        let handle = Handle {
+            inner: Arc::new(Inner {
+                scheduler,
+                blocking: pool.spawner().clone(),
+                io: io.handle(),
+            }),
+        };
+        let _ = cell.set(handle.clone());
+        let mut rt = Runtime::from_parts(kind, pool, io, handle);
+        rt.start()?;
+        Ok(rt)
+    }
+}

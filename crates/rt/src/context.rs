@@ -1,0 +1,68 @@
+//! The thread-local runtime context: which runtime `rt::spawn` talks to, and whether this
+//! thread drives tasks (a worker, or a thread inside `block_on`), where blocking is a bug.
+
+use std::cell::{Cell, RefCell};
+
+use crate::handle::Handle;
+
+thread_local! {
+    static CURRENT: RefCell<Option<Handle>> = const { RefCell::new(None) };
+    static DRIVING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Makes a runtime current on this thread until dropped (nestable). Returned by
+/// [`Runtime::enter`](crate::Runtime::enter) and [`Handle::enter`].
+#[must_use = "the runtime is current only while the guard lives"]
+pub struct EnterGuard {
+    prev: Option<Handle>,
+    prev_driving: bool,
+    _io: rt_io::EnterGuard,
+    /// Not `Send`: the guard restores this thread's state.
+    _not_send: std::marker::PhantomData<*const ()>,
+}
+
+impl std::fmt::Debug for EnterGuard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EnterGuard").finish_non_exhaustive()
+    }
+}
+
+pub(crate) fn enter(handle: &Handle, driving: bool) -> EnterGuard {
+    let io = handle.inner.io.enter();
+    let prev = CURRENT.with(|c| c.replace(Some(handle.clone())));
+    let prev_driving = DRIVING.with(|d| d.replace(driving || d.get()));
+    EnterGuard {
+        prev,
+        prev_driving,
+        _io: io,
+        _not_send: std::marker::PhantomData,
+    }
+}
+
+impl Drop for EnterGuard {
+    fn drop(&mut self) {
+        let prev = self.prev.take();
+        let _ = CURRENT.try_with(|c| *c.borrow_mut() = prev);
+        let _ = DRIVING.try_with(|d| d.set(self.prev_driving));
+    }
+}
+
+pub(crate) fn try_current() -> Option<Handle> {
+    CURRENT.try_with(|c| c.borrow().clone()).ok().flatten()
+}
+
+pub(crate) fn is_driving() -> bool {
+    DRIVING.try_with(|d| d.get()).unwrap_or(false)
+}
+
+/// Panics unless blocking the thread is allowed here.
+#[track_caller]
+pub(crate) fn assert_may_block(what: &str) {
+    if is_driving() {
+        panic!(
+            "{what} called from inside an rt runtime (a worker thread, or a thread already in \
+             block_on): it would block the thread that drives tasks. Use `.await` instead, or \
+             run blocking code with rt::spawn_blocking."
+        );
+    }
+}

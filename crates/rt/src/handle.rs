@@ -1,0 +1,117 @@
+//! `Handle`: a cheap, clonable reference to a runtime, usable from any thread.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use rt_core::task::JoinHandle;
+use rt_sched::{blocking, current_thread, multi_thread};
+
+use crate::context::{self, EnterGuard};
+
+pub(crate) enum Scheduler {
+    MultiThread(multi_thread::Handle),
+    CurrentThread(current_thread::Handle),
+}
+
+pub(crate) struct Inner {
+    pub(crate) scheduler: Scheduler,
+    pub(crate) blocking: blocking::Spawner,
+    pub(crate) io: rt_io::Handle,
+}
+
+/// A handle to a runtime: spawns onto it from any thread. `Send + Sync`, cheap to clone.
+///
+/// Same shape as tokio's `Handle`: `Handle::current()`, `spawn`, `spawn_blocking`, `enter`,
+/// `block_on`.
+#[derive(Clone)]
+pub struct Handle {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Handle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let flavor = match self.inner.scheduler {
+            Scheduler::MultiThread(_) => "multi_thread",
+            Scheduler::CurrentThread(_) => "current_thread",
+        };
+        f.debug_struct("Handle").field("flavor", &flavor).finish()
+    }
+}
+
+impl Handle {
+    /// The runtime this thread is in.
+    ///
+    /// # Panics
+    /// Outside a runtime, with a message that says how to get one.
+    #[track_caller]
+    pub fn current() -> Handle {
+        match context::try_current() {
+            Some(h) => h,
+            None => panic!(
+                "rt::Handle::current() called outside of an rt runtime: call it from a task \
+                 (rt::spawn), inside Runtime::block_on or #[rt::main], or pass a Handle \
+                 (Runtime::handle) to this thread"
+            ),
+        }
+    }
+
+    /// The runtime this thread is in, if any.
+    pub fn try_current() -> Option<Handle> {
+        context::try_current()
+    }
+
+    /// Spawns a task onto this runtime. Does not poll it: the caller continues at once.
+    pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let id = rt_core::task::next_id();
+        match &self.inner.scheduler {
+            Scheduler::MultiThread(h) => h.spawn(future, id),
+            Scheduler::CurrentThread(h) => h.spawn(future, id),
+        }
+    }
+
+    /// Runs `f` on the blocking pool.
+    pub fn spawn_blocking<F, R>(&self, f: F) -> JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        self.inner.blocking.spawn_blocking(f)
+    }
+
+    /// Makes this runtime current on this thread until the guard drops, so `rt::spawn`, sockets
+    /// and timers work in plain code.
+    pub fn enter(&self) -> EnterGuard {
+        context::enter(self, false)
+    }
+
+    /// Runs `future` to completion on this thread (parking it between polls), with this runtime
+    /// current. Spawned tasks run on the runtime's workers; for a current-thread runtime only
+    /// while some thread is in [`Runtime::block_on`](crate::Runtime::block_on).
+    ///
+    /// # Panics
+    /// When called from a thread that drives tasks (see `Runtime::block_on`).
+    #[track_caller]
+    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        context::assert_may_block("Handle::block_on");
+        let _g = context::enter(self, true);
+        current_thread::park_block_on(future)
+    }
+
+    /// Scheduler counters (polls, schedules, steals, parks, unparks per worker).
+    pub fn metrics(&self) -> rt_sched::metrics::Metrics {
+        match &self.inner.scheduler {
+            Scheduler::MultiThread(h) => h.metrics(),
+            Scheduler::CurrentThread(h) => rt_sched::metrics::Metrics {
+                workers: vec![rt_sched::metrics::WorkerMetrics {
+                    polls: h.polls(),
+                    ..Default::default()
+                }],
+                live_tasks: h.live_tasks(),
+            },
+        }
+    }
+}

@@ -1,0 +1,147 @@
+//! `Runtime`: owns the scheduler, the blocking pool and the IO driver.
+
+use std::future::Future;
+use std::io;
+use std::time::Duration;
+
+use rt_core::task::JoinHandle;
+use rt_sched::{blocking, current_thread, multi_thread};
+
+use crate::context::{self, EnterGuard};
+use crate::handle::Handle;
+
+pub(crate) enum Kind {
+    MultiThread(multi_thread::MultiThread),
+    CurrentThread(current_thread::CurrentThread),
+}
+
+/// An async runtime: a scheduler with its threads, a blocking pool, and an IO/timer thread.
+///
+/// Dropping it shuts it down: every pending task's future is dropped exactly once and every
+/// thread is joined. `Send + Sync`.
+pub struct Runtime {
+    kind: Kind,
+    blocking: blocking::BlockingPool,
+    io: rt_io::Driver,
+    handle: Handle,
+    shut_down: bool,
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime").field("handle", &self.handle).finish()
+    }
+}
+
+impl Runtime {
+    /// A multi-thread runtime with default settings (one worker per CPU).
+    pub fn new() -> io::Result<Runtime> {
+        crate::Builder::new_multi_thread().build()
+    }
+
+    pub(crate) fn from_parts(
+        kind: Kind,
+        blocking: blocking::BlockingPool,
+        io: rt_io::Driver,
+        handle: Handle,
+    ) -> Runtime {
+        Runtime {
+            kind,
+            blocking,
+            io,
+            handle,
+            shut_down: false,
+        }
+    }
+
+    pub(crate) fn start(&mut self) -> io::Result<()> {
+        match &mut self.kind {
+            Kind::MultiThread(mt) => mt.start(),
+            Kind::CurrentThread(_) => Ok(()),
+        }
+    }
+
+    /// The runtime's handle.
+    pub fn handle(&self) -> &Handle {
+        &self.handle
+    }
+
+    /// Spawns a task; see [`Handle::spawn`].
+    pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.handle.spawn(future)
+    }
+
+    /// Runs `f` on the blocking pool.
+    pub fn spawn_blocking<F, R>(&self, f: F) -> JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        self.handle.spawn_blocking(f)
+    }
+
+    /// Makes the runtime current on this thread until the guard drops.
+    pub fn enter(&self) -> EnterGuard {
+        self.handle.enter()
+    }
+
+    /// Runs `future` to completion on this thread, with the runtime current. On a
+    /// current-thread runtime, spawned tasks run here too, between polls of `future`.
+    ///
+    /// # Panics
+    /// When called from a thread that already drives tasks: a worker, or a thread inside
+    /// another `block_on`. Blocking there would stall the tasks it runs; use `.await`, or
+    /// `rt::spawn_blocking` for blocking code.
+    #[track_caller]
+    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        context::assert_may_block("Runtime::block_on");
+        let _g = context::enter(&self.handle, true);
+        match &self.kind {
+            Kind::MultiThread(_) => current_thread::park_block_on(future),
+            Kind::CurrentThread(ct) => ct.block_on(future),
+        }
+    }
+
+    /// Scheduler counters.
+    pub fn metrics(&self) -> rt_sched::metrics::Metrics {
+        self.handle.metrics()
+    }
+
+    /// Shuts down, waiting at most `timeout` for worker and blocking threads; threads still
+    /// busy then are left to finish on their own (their tasks are already cancelled).
+    pub fn shutdown_timeout(mut self, timeout: Duration) {
+        self.shutdown(Some(timeout));
+    }
+
+    /// Shuts down without waiting for threads busy in a poll or a blocking closure.
+    pub fn shutdown_background(self) {
+        self.shutdown_timeout(Duration::ZERO);
+    }
+
+    fn shutdown(&mut self, timeout: Option<Duration>) {
+        if self.shut_down {
+            return;
+        }
+        self.shut_down = true;
+        // Futures dropped here may touch sockets and timers, or try to spawn (refused): keep the
+        // runtime current while they drop.
+        let _g = context::enter(&self.handle, false);
+        match &mut self.kind {
+            Kind::MultiThread(mt) => mt.shutdown(timeout),
+            Kind::CurrentThread(ct) => ct.shutdown(),
+        }
+        self.blocking.shutdown(timeout);
+        drop(_g);
+        self.io.shutdown();
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        self.shutdown(None);
+    }
+}

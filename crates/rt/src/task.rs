@@ -1,0 +1,32 @@
+//! Tasks: spawning, joining, yielding.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+pub use rt_core::coop::consume_budget;
+pub use rt_core::task::{id, try_id, AbortHandle, Id, JoinError, JoinHandle};
+
+pub use crate::{spawn, spawn_blocking};
+
+/// Yields to the scheduler once: the task goes to the back of its worker's queue and runs
+/// again after the tasks queued before it.
+pub async fn yield_now() {
+    YieldNow { yielded: false }.await
+}
+
+struct YieldNow {
+    yielded: bool,
+}
+
+impl Future for YieldNow {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.yielded {
+            return Poll::Ready(());
+        }
+        self.yielded = true;
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
