@@ -1,1 +1,233 @@
-fn main() {}
+//! Spawning and scheduling: rt vs tokio, 2 workers each, side by side.
+//!
+//! Run: `cargo bench -p rt-benches --bench spawn`
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+
+const SPAWNS: usize = 10_000;
+const YIELD_TASKS: usize = 200;
+const YIELDS: usize = 1_000;
+const CHAIN: usize = 1_000;
+
+fn rt_runtime(pool: bool) -> rt::Runtime {
+    rt::Builder::new_multi_thread()
+        .worker_threads(2)
+        .frame_pool(pool)
+        .build()
+        .unwrap()
+}
+
+fn tokio_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn spawn_many_local(c: &mut Criterion) {
+    let mut g = c.benchmark_group("spawn_many_local");
+    g.sample_size(20).measurement_time(Duration::from_secs(3));
+    let rt = rt_runtime(true);
+    g.bench_function("rt", |b| {
+        b.iter(|| {
+            rt.block_on(async {
+                rt::spawn(async {
+                    let mut hs = Vec::with_capacity(SPAWNS);
+                    for _ in 0..SPAWNS {
+                        hs.push(rt::spawn(async {}));
+                    }
+                    for h in hs {
+                        h.await.unwrap();
+                    }
+                })
+                .await
+                .unwrap()
+            })
+        })
+    });
+    let m = rt.metrics().total();
+    println!(
+        "rt spawn_many_local: unparks per spawn = {:.5} (unparks {}, polls {})",
+        m.unparks as f64 / m.polls.max(1) as f64,
+        m.unparks,
+        m.polls
+    );
+    let rt_nopool = rt_runtime(false);
+    g.bench_function("rt_no_pool", |b| {
+        b.iter(|| {
+            rt_nopool.block_on(async {
+                rt::spawn(async {
+                    let mut hs = Vec::with_capacity(SPAWNS);
+                    for _ in 0..SPAWNS {
+                        hs.push(rt::spawn(async {}));
+                    }
+                    for h in hs {
+                        h.await.unwrap();
+                    }
+                })
+                .await
+                .unwrap()
+            })
+        })
+    });
+    let tk = tokio_runtime();
+    g.bench_function("tokio", |b| {
+        b.iter(|| {
+            tk.block_on(async {
+                tokio::spawn(async {
+                    let mut hs = Vec::with_capacity(SPAWNS);
+                    for _ in 0..SPAWNS {
+                        hs.push(tokio::spawn(async {}));
+                    }
+                    for h in hs {
+                        h.await.unwrap();
+                    }
+                })
+                .await
+                .unwrap()
+            })
+        })
+    });
+    g.finish();
+}
+
+fn spawn_many_remote(c: &mut Criterion) {
+    let mut g = c.benchmark_group("spawn_many_remote");
+    g.sample_size(20).measurement_time(Duration::from_secs(3));
+    let rt = rt_runtime(true);
+    g.bench_function("rt", |b| {
+        b.iter(|| {
+            let (tx, rx) = mpsc::sync_channel(1);
+            let rem = Arc::new(AtomicUsize::new(SPAWNS));
+            for _ in 0..SPAWNS {
+                let (tx, rem) = (tx.clone(), rem.clone());
+                rt.spawn(async move {
+                    if rem.fetch_sub(1, Ordering::Relaxed) == 1 {
+                        tx.send(()).unwrap();
+                    }
+                });
+            }
+            rx.recv().unwrap();
+        })
+    });
+    let m = rt.metrics().total();
+    println!(
+        "rt spawn_many_remote: unparks per spawn = {:.5} (unparks {}, polls {})",
+        m.unparks as f64 / m.polls.max(1) as f64,
+        m.unparks,
+        m.polls
+    );
+    let tk = tokio_runtime();
+    g.bench_function("tokio", |b| {
+        b.iter(|| {
+            let (tx, rx) = mpsc::sync_channel(1);
+            let rem = Arc::new(AtomicUsize::new(SPAWNS));
+            for _ in 0..SPAWNS {
+                let (tx, rem) = (tx.clone(), rem.clone());
+                tk.spawn(async move {
+                    if rem.fetch_sub(1, Ordering::Relaxed) == 1 {
+                        tx.send(()).unwrap();
+                    }
+                });
+            }
+            rx.recv().unwrap();
+        })
+    });
+    g.finish();
+}
+
+fn yield_many(c: &mut Criterion) {
+    let mut g = c.benchmark_group("yield_many");
+    g.sample_size(20).measurement_time(Duration::from_secs(3));
+    let rt = rt_runtime(true);
+    g.bench_function("rt", |b| {
+        b.iter(|| {
+            rt.block_on(async {
+                let hs: Vec<_> = (0..YIELD_TASKS)
+                    .map(|_| {
+                        rt::spawn(async {
+                            for _ in 0..YIELDS {
+                                rt::task::yield_now().await;
+                            }
+                        })
+                    })
+                    .collect();
+                for h in hs {
+                    h.await.unwrap();
+                }
+            })
+        })
+    });
+    let tk = tokio_runtime();
+    g.bench_function("tokio", |b| {
+        b.iter(|| {
+            tk.block_on(async {
+                let hs: Vec<_> = (0..YIELD_TASKS)
+                    .map(|_| {
+                        tokio::spawn(async {
+                            for _ in 0..YIELDS {
+                                tokio::task::yield_now().await;
+                            }
+                        })
+                    })
+                    .collect();
+                for h in hs {
+                    h.await.unwrap();
+                }
+            })
+        })
+    });
+    g.finish();
+}
+
+fn rt_chain(n: usize, tx: mpsc::SyncSender<()>) {
+    if n == 0 {
+        tx.send(()).unwrap();
+    } else {
+        rt::spawn(async move { rt_chain(n - 1, tx) });
+    }
+}
+
+fn tokio_chain(n: usize, tx: mpsc::SyncSender<()>) {
+    if n == 0 {
+        tx.send(()).unwrap();
+    } else {
+        tokio::spawn(async move { tokio_chain(n - 1, tx) });
+    }
+}
+
+fn chained_spawn(c: &mut Criterion) {
+    let mut g = c.benchmark_group("chained_spawn");
+    g.sample_size(20).measurement_time(Duration::from_secs(3));
+    let rt = rt_runtime(true);
+    g.bench_function("rt", |b| {
+        b.iter(|| {
+            let (tx, rx) = mpsc::sync_channel(1);
+            rt.spawn(async move { rt_chain(CHAIN, tx) });
+            rx.recv().unwrap();
+        })
+    });
+    let tk = tokio_runtime();
+    g.bench_function("tokio", |b| {
+        b.iter(|| {
+            let (tx, rx) = mpsc::sync_channel(1);
+            tk.spawn(async move { tokio_chain(CHAIN, tx) });
+            rx.recv().unwrap();
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    spawn_many_local,
+    spawn_many_remote,
+    yield_many,
+    chained_spawn
+);
+criterion_main!(benches);

@@ -91,3 +91,13 @@ fn spawn_blocking_runs_on_pool() {
         assert_eq!(name.as_deref(), Some("rt-worker"));
     }
 }
+
+#[test]
+fn runtime_handle_and_join_handle_are_send_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    fn assert_unpin<T: Unpin>() {}
+    assert_send_sync::<rt::Runtime>();
+    assert_send_sync::<rt::Handle>();
+    assert_send_sync::<rt::task::JoinHandle<u32>>();
+    assert_unpin::<rt::task::JoinHandle<u32>>();
+}

@@ -60,8 +60,9 @@ impl<F: Future, S: Schedule> Harness<F, S> {
         // Rule 1: we hold RUNNING, so the stage is ours.
         let res = self.cell().stage.with_mut(|stage| {
             let _id = IdGuard::enter(id);
-            // SAFETY: rule 1; the cell is never moved, so pinning the future in place is sound.
+            // SAFETY: rule 1: we hold RUNNING, so nobody else touches the stage.
             let fut = match unsafe { &mut *stage } {
+                // SAFETY: the cell is never moved while the future lives: pinned in place.
                 Stage::Running(f) => unsafe { Pin::new_unchecked(f) },
                 _ => unreachable!("polled a task whose future is gone"),
             };

@@ -77,7 +77,7 @@ impl State {
     /// A new task: three references (owned list, first `Notified`, `JoinHandle`), or two for an
     /// unowned task; notified, with join interest.
     pub(crate) fn new(refs: usize) -> State {
-        State(AtomicUsize::new(refs * REF_ONE | NOTIFIED | JOIN_INTEREST))
+        State(AtomicUsize::new((refs * REF_ONE) | NOTIFIED | JOIN_INTEREST))
     }
 
     pub(crate) fn load(&self) -> Snapshot {

@@ -86,11 +86,14 @@ impl std::fmt::Debug for Handle {
 }
 
 /// A running multi-thread scheduler: owns its worker threads.
+type Pending = (Vec<Local<Notified<Handle>>>, Vec<Parker>, Config);
+
 pub struct MultiThread {
     handle: Handle,
     threads: Vec<thread::JoinHandle<()>>,
     /// What `start` needs, until it runs.
-    pending: Option<(Vec<Local<Notified<Handle>>>, Vec<Parker>, Config)>,
+    /// (A `Mutex` only so `MultiThread` is `Sync`: crossbeam's `Worker` is not.)
+    pending: std::sync::Mutex<Option<Pending>>,
 }
 
 impl MultiThread {
@@ -112,13 +115,14 @@ impl MultiThread {
         MultiThread {
             handle: Handle { shared },
             threads: Vec::with_capacity(n),
-            pending: Some((locals, parkers, config)),
+            pending: std::sync::Mutex::new(Some((locals, parkers, config))),
         }
     }
 
     /// Starts the worker threads. Tasks spawned before this wait in the injector.
     pub fn start(&mut self) -> io::Result<()> {
-        let Some((locals, parkers, config)) = self.pending.take() else {
+        let pending = self.pending.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let Some((locals, parkers, config)) = pending else {
             return Ok(());
         };
         for (index, (local, parker)) in locals.into_iter().zip(parkers).enumerate() {

@@ -131,7 +131,7 @@ impl WorkerContext {
     fn next_task(&self) -> Option<Notified<Handle>> {
         let tick = self.tick.get().wrapping_add(1);
         self.tick.set(tick);
-        if tick % GLOBAL_QUEUE_INTERVAL == 0 {
+        if tick.is_multiple_of(GLOBAL_QUEUE_INTERVAL) {
             if let Some(t) = self.shared().injector.pop() {
                 self.counters().remote_schedule();
                 return Some(t);
