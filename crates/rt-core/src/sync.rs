@@ -11,7 +11,6 @@ mod imp {
         fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering,
     };
     pub use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-    pub use std::thread_local;
 
     /// Spawning and yielding threads.
     pub mod thread {
@@ -68,7 +67,8 @@ mod imp {
         fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering,
     };
     pub use loom::sync::{Arc, Condvar, Mutex, MutexGuard};
-    pub use loom::thread_local;
+    #[doc(hidden)]
+    pub use loom::thread_local as __loom_thread_local;
 
     /// Spawning and yielding threads.
     pub mod thread {
@@ -110,3 +110,28 @@ mod imp {
 }
 
 pub use imp::*;
+
+/// `thread_local!` that is std's normally and loom's under `cfg(loom)` (each loom thread then
+/// gets its own value). Accepts `= const { .. }` initialisers (const under std, plain under
+/// loom, which has no const form).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __rt_thread_local {
+    () => {};
+    ($(#[$a:meta])* $vis:vis static $name:ident: $t:ty = const { $init:expr }; $($rest:tt)*) => {
+        #[cfg(not(loom))]
+        ::std::thread_local! { $(#[$a])* $vis static $name: $t = const { $init }; }
+        #[cfg(loom)]
+        $crate::sync::__loom_thread_local! { $(#[$a])* $vis static $name: $t = $init; }
+        $crate::__rt_thread_local!($($rest)*);
+    };
+    ($(#[$a:meta])* $vis:vis static $name:ident: $t:ty = $init:expr; $($rest:tt)*) => {
+        #[cfg(not(loom))]
+        ::std::thread_local! { $(#[$a])* $vis static $name: $t = $init; }
+        #[cfg(loom)]
+        $crate::sync::__loom_thread_local! { $(#[$a])* $vis static $name: $t = $init; }
+        $crate::__rt_thread_local!($($rest)*);
+    };
+}
+
+pub use crate::__rt_thread_local as thread_local;

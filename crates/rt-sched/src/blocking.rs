@@ -12,7 +12,7 @@ use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::thread;
+use rt_core::sync::thread;
 use std::time::{Duration, Instant};
 
 use rt_core::sync::{Condvar, Mutex};

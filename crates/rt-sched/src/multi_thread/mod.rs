@@ -21,7 +21,7 @@ mod worker;
 use std::future::Future;
 use std::io;
 use std::sync::Arc;
-use std::thread;
+use rt_core::sync::thread;
 use std::time::{Duration, Instant};
 
 use rt_core::sync::{AtomicBool, Ordering};
@@ -167,18 +167,25 @@ impl MultiThread {
         let deadline = timeout.map(|t| Instant::now() + t);
         for t in std::mem::take(&mut self.threads) {
             match deadline {
+                // loom threads have no `is_finished`: models always join.
+                _ if cfg!(loom) => {
+                    let _ = t.join();
+                }
                 None => {
                     let _ = t.join();
                 }
+                #[cfg(not(loom))]
                 Some(d) => {
                     while !t.is_finished() && Instant::now() < d {
-                        thread::sleep(Duration::from_micros(200));
+                        std::thread::sleep(Duration::from_micros(200));
                     }
                     if t.is_finished() {
                         let _ = t.join();
                     }
                     // Else: leave the thread detached; it exits after its current poll.
                 }
+                #[cfg(loom)]
+                Some(_) => unreachable!(),
             }
         }
         shared.owned.close_and_shutdown_all();

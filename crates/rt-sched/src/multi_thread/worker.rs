@@ -33,9 +33,7 @@ pub(crate) struct WorkerContext {
     rng: Cell<u32>,
 }
 
-std::thread_local! {
-    // A plain std thread-local: it only ever points at this thread's own stack frame, so there
-    // is nothing for loom to check about it.
+rt_core::sync::thread_local! {
     static CURRENT: Cell<*const WorkerContext> = const { Cell::new(ptr::null()) };
 }
 
@@ -217,7 +215,7 @@ impl WorkerContext {
             if shared.is_shutdown() {
                 return;
             }
-            if trimmed {
+            if trimmed || cfg!(loom) {
                 parker.park();
             } else {
                 parker.park_timeout(TRIM_AFTER);
