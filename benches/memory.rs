@@ -1,0 +1,93 @@
+//! Memory: RSS per pending task, with 1,000,000 tasks parked on a never-ready future.
+//!
+//! Each runtime is measured in a fresh child process (this binary re-executes itself), so one
+//! runtime's freed-but-retained heap never flatters or burdens the other.
+//!
+//! Run: `cargo bench -p rt-benches --bench memory`
+
+use std::process::Command;
+
+const TASKS: usize = 1_000_000;
+
+fn rss_bytes() -> usize {
+    let statm = std::fs::read_to_string("/proc/self/statm").expect("read /proc/self/statm");
+    let pages: usize = statm
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("statm resident field");
+    pages * 4096
+}
+
+fn child(which: &str) {
+    let before;
+    let after;
+    match which {
+        "rt" | "rt_no_pool" => {
+            let rt = rt::Builder::new_multi_thread()
+                .worker_threads(2)
+                .frame_pool(which == "rt")
+                .build()
+                .unwrap();
+            // Warm up the runtime's threads and allocator before the baseline.
+            rt.block_on(async { rt::spawn(async {}).await.unwrap() });
+            before = rss_bytes();
+            rt.block_on(async {
+                for _ in 0..TASKS {
+                    drop(rt::spawn(std::future::pending::<()>()));
+                }
+                // Let the workers poll every task once, so each is parked, not queued.
+                while rt::Handle::current().metrics().total().polls < TASKS as u64 {
+                    rt::task::yield_now().await;
+                }
+            });
+            after = rss_bytes();
+            drop(rt);
+        }
+        "tokio" => {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async { tokio::spawn(async {}).await.unwrap() });
+            before = rss_bytes();
+            let done = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            rt.block_on(async {
+                for _ in 0..TASKS {
+                    let d = done.clone();
+                    drop(tokio::spawn(async move {
+                        d.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        std::future::pending::<()>().await
+                    }));
+                }
+                while done.load(std::sync::atomic::Ordering::Relaxed) < TASKS {
+                    tokio::task::yield_now().await;
+                }
+            });
+            after = rss_bytes();
+            drop(rt);
+        }
+        other => panic!("unknown runtime {other}"),
+    }
+    println!("{}", (after.saturating_sub(before)) as f64 / TASKS as f64);
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(pos) = args.iter().position(|a| a == "--child") {
+        child(&args[pos + 1]);
+        return;
+    }
+    let exe = std::env::current_exe().unwrap();
+    println!("memory: RSS per pending task ({TASKS} tasks parked on a never-ready future, 2 workers)");
+    let mut results = Vec::new();
+    for which in ["rt", "rt_no_pool", "tokio"] {
+        let out = Command::new(&exe).args(["--child", which]).output().unwrap();
+        assert!(out.status.success(), "{which} child failed: {out:?}");
+        let per: f64 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
+        println!("  {which:<11} {per:>8.1} bytes/task");
+        results.push(per);
+    }
+    println!("  ratio rt/tokio = {:.2}", results[0] / results[2]);
+}

@@ -1,0 +1,2 @@
+#[rt::main]
+async fn main(_args: Vec<String>) {}

@@ -1,0 +1,5 @@
+#[rt::main]
+fn main() {}
+
+#[rt::test]
+fn not_async_test() {}

@@ -1,0 +1,5 @@
+#[rt::test]
+#[test]
+async fn twice() {}
+
+fn main() {}

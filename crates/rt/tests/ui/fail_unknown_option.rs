@@ -1,0 +1,10 @@
+#[rt::main(foo = 1)]
+async fn with_value() {}
+
+#[rt::main(start_paused = true)]
+async fn tokio_only_option() {}
+
+#[rt::test(multi_thread)]
+async fn bare_flavor() {}
+
+fn main() {}
