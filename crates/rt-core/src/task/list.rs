@@ -1,11 +1,15 @@
 //! `OwnedTasks`: every live task of a scheduler, so shutdown can find and cancel the ones that
 //! sit parked on a waker and are in no queue.
 //!
-//! An intrusive doubly-linked list (the links live in each task's trailer), sharded by task id
-//! so that spawns and completions on different workers rarely meet on one lock. Each shard's
-//! lock guards the links of the tasks in it. Once closed, the list refuses new tasks: a spawn
-//! racing shutdown either lands before the close (and is cancelled by it) or is refused (and is
-//! cancelled at once by `bind`).
+//! Sharded by task id so that spawns and completions on different workers rarely meet on one
+//! lock. Each shard is a slab: a vector of task pointers plus a free list of slot indices, and
+//! each task remembers its slot index in its trailer (`Links`, guarded by the shard lock).
+//! Removing a task touches only the shard's slot vector, never the task's neighbours: an
+//! intrusive linked list would load two cold task cells per completion. Free slots are reused
+//! last-in first-out, so the slots in use stay hot in cache.
+//!
+//! Once closed, the list refuses new tasks: a spawn racing shutdown either lands before the close
+//! (and is cancelled by it) or is refused (and is cancelled at once by `bind`).
 
 use std::future::Future;
 use std::marker::PhantomData;
@@ -17,16 +21,22 @@ use super::raw::RawTask;
 use super::{JoinHandle, Notified, Schedule, Task};
 use crate::sync::{AtomicBool, AtomicUsize, Mutex, Ordering};
 
-/// Links of one task in its shard. Guarded by the shard lock.
-#[derive(Default)]
+/// Where a task sits in its shard. Guarded by the shard lock.
 pub(crate) struct Links {
-    prev: Option<NonNull<Header>>,
-    next: Option<NonNull<Header>>,
-    linked: bool,
+    index: u32,
+}
+
+const UNLINKED: u32 = u32::MAX;
+
+impl Default for Links {
+    fn default() -> Links {
+        Links { index: UNLINKED }
+    }
 }
 
 struct Shard {
-    head: Option<NonNull<Header>>,
+    slots: Vec<Option<NonNull<Header>>>,
+    free: Vec<u32>,
 }
 
 // SAFETY: the raw pointers are only followed under the shard lock.
@@ -65,7 +75,14 @@ impl<S: Schedule> OwnedTasks<S> {
     pub fn new(shards: usize) -> OwnedTasks<S> {
         let n = shards.max(1).next_power_of_two();
         OwnedTasks {
-            shards: (0..n).map(|_| Mutex::new(Shard { head: None })).collect(),
+            shards: (0..n)
+                .map(|_| {
+                    Mutex::new(Shard {
+                        slots: Vec::new(),
+                        free: Vec::new(),
+                    })
+                })
+                .collect(),
             mask: n - 1,
             closed: AtomicBool::new(false),
             len: AtomicUsize::new(0),
@@ -98,18 +115,18 @@ impl<S: Schedule> OwnedTasks<S> {
         {
             let mut shard = self.shard(id).lock().unwrap_or_else(|e| e.into_inner());
             if !self.closed.load(Ordering::Acquire) {
-                let ptr = raw.header_ptr();
-                // SAFETY: we hold the shard lock; `ptr` and the old head are live tasks in it.
-                unsafe {
-                    let l = links(ptr);
-                    l.next = shard.head;
-                    l.prev = None;
-                    l.linked = true;
-                    if let Some(head) = shard.head {
-                        links(head).prev = Some(ptr);
+                let index = match shard.free.pop() {
+                    Some(i) => i,
+                    None => {
+                        let i = u32::try_from(shard.slots.len()).expect("too many live tasks");
+                        assert!(i != UNLINKED, "too many live tasks");
+                        shard.slots.push(None);
+                        i
                     }
-                }
-                shard.head = Some(ptr);
+                };
+                shard.slots[index as usize] = Some(raw.header_ptr());
+                // SAFETY: we hold the shard lock of this task's shard.
+                unsafe { links(raw.header_ptr()).index = index };
                 std::mem::forget(task);
                 self.len.fetch_add(1, Ordering::Relaxed);
                 return (join, Some(notified));
@@ -129,21 +146,13 @@ impl<S: Schedule> OwnedTasks<S> {
         let mut shard = self.shard(task.id()).lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: we hold the shard lock for this task's shard.
         let l = unsafe { links(ptr) };
-        if !l.linked {
+        if l.index == UNLINKED {
             return None;
         }
-        let (prev, next) = (l.prev.take(), l.next.take());
-        l.linked = false;
-        // SAFETY: neighbours are live tasks in the same shard; we hold its lock.
-        unsafe {
-            match prev {
-                Some(p) => links(p).next = next,
-                None => shard.head = next,
-            }
-            if let Some(n) = next {
-                links(n).prev = prev;
-            }
-        }
+        let index = std::mem::replace(&mut l.index, UNLINKED);
+        debug_assert_eq!(shard.slots[index as usize], Some(ptr));
+        shard.slots[index as usize] = None;
+        shard.free.push(index);
         drop(shard);
         self.len.fetch_sub(1, Ordering::Relaxed);
         // SAFETY: the list's reference, now handed to the caller.
@@ -155,24 +164,25 @@ impl<S: Schedule> OwnedTasks<S> {
     pub fn close_and_shutdown_all(&self) {
         self.closed.store(true, Ordering::Release);
         for shard in self.shards.iter() {
-            loop {
-                let task = {
-                    let mut shard = shard.lock().unwrap_or_else(|e| e.into_inner());
-                    let Some(head) = shard.head else { break };
-                    // SAFETY: we hold the shard lock; `head` is a live task in it.
-                    unsafe {
-                        let l = links(head);
-                        shard.head = l.next.take();
-                        l.prev = None;
-                        l.linked = false;
-                        if let Some(n) = shard.head {
-                            links(n).prev = None;
+            let tasks: Vec<Task<S>> = {
+                let mut shard = shard.lock().unwrap_or_else(|e| e.into_inner());
+                shard.free.clear();
+                std::mem::take(&mut shard.slots)
+                    .into_iter()
+                    .flatten()
+                    .map(|ptr| {
+                        // SAFETY: we hold the shard lock; `ptr` is a live task in it, and the
+                        // list's reference moves to the returned `Task`.
+                        unsafe {
+                            links(ptr).index = UNLINKED;
+                            Task::<S>::from_raw(RawTask::from_raw(ptr))
                         }
-                        Task::<S>::from_raw(RawTask::from_raw(head))
-                    }
-                };
-                self.len.fetch_sub(1, Ordering::Relaxed);
-                // Outside the lock: dropping a future may spawn or complete other tasks.
+                    })
+                    .collect()
+            };
+            self.len.fetch_sub(tasks.len(), Ordering::Relaxed);
+            // Outside the lock: dropping a future may spawn (refused now) or complete tasks.
+            for task in tasks {
                 task.shutdown();
             }
         }
