@@ -142,6 +142,17 @@ impl Runtime {
 
 impl Drop for Runtime {
     fn drop(&mut self) {
+        if context::is_driving() && !self.shut_down {
+            // Joining the workers from a thread that drives tasks could wait on itself. Shut
+            // down without waiting, then say what went wrong (unless already unwinding).
+            self.shutdown(Some(Duration::ZERO));
+            if !std::thread::panicking() {
+                panic!(
+                    "an rt Runtime was dropped inside an async context (a task or block_on),                      where blocking is not allowed: drop it outside, or use                      Runtime::shutdown_background"
+                );
+            }
+            return;
+        }
         self.shutdown(None);
     }
 }
