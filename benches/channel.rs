@@ -1,1 +1,214 @@
-fn main() {}
+//! Channels: rt vs tokio, 2 workers each, side by side.
+//!
+//! - `ping_pong`: 1,000 pairs of tasks, each pair doing 10 round trips over oneshots.
+//! - `bounded`: 4 producers x 100,000 `u64` into capacity 1,024, one consumer.
+//! - `rendezvous`: 4 producers x 10,000 through rt's capacity 0 (tokio: `mpsc` capacity 1).
+//! - `unbounded`: 4 producers x 100,000 `u64`, one consumer.
+//!
+//! Run: `cargo bench -p rt-benches --bench channel`
+
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, SamplingMode};
+
+const PAIRS: usize = 1_000;
+const ROUND_TRIPS: usize = 10;
+const PRODUCERS: u64 = 4;
+const PER_PRODUCER: u64 = 100_000;
+const RENDEZVOUS_PER_PRODUCER: u64 = 10_000;
+const CAPACITY: usize = 1_024;
+
+fn rt_runtime() -> rt::Runtime {
+    rt::Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap()
+}
+
+fn tokio_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// Flat sampling: every sample runs the same number of iterations, so a slow workload
+/// (100+ ms under tokio) still fits the time budget with 10 samples.
+fn configure(g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>, samples: usize) {
+    g.sample_size(samples)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(2));
+}
+
+/// One ping: the partner answers on `reply` with the sender for the next ping.
+macro_rules! ping_pong {
+    ($oneshot:path, $spawn:path) => {{
+        use $oneshot as oneshot;
+        struct Ping(oneshot::Sender<oneshot::Sender<Ping>>);
+
+        async fn partner(mut rx: oneshot::Receiver<Ping>) {
+            while let Ok(Ping(reply)) = rx.await {
+                let (next_tx, next_rx) = oneshot::channel();
+                if reply.send(next_tx).is_err() {
+                    return;
+                }
+                rx = next_rx;
+            }
+        }
+
+        async fn pinger() {
+            let (mut tx, rx) = oneshot::channel();
+            $spawn(partner(rx));
+            for _ in 0..ROUND_TRIPS {
+                let (reply_tx, reply_rx) = oneshot::channel();
+                assert!(tx.send(Ping(reply_tx)).is_ok());
+                tx = reply_rx.await.unwrap();
+            }
+        }
+
+        async {
+            let handles: Vec<_> = (0..PAIRS).map(|_| $spawn(pinger())).collect();
+            for h in handles {
+                h.await.unwrap();
+            }
+        }
+    }};
+}
+
+fn ping_pong(c: &mut Criterion) {
+    let mut g = c.benchmark_group("ping_pong");
+    configure(&mut g, 20);
+    let rt = rt_runtime();
+    g.bench_function("rt", |b| {
+        b.iter(|| rt.block_on(ping_pong!(rt::sync::oneshot, rt::spawn)))
+    });
+    let tokio = tokio_runtime();
+    g.bench_function("tokio", |b| {
+        b.iter(|| tokio.block_on(ping_pong!(tokio::sync::oneshot, tokio::spawn)))
+    });
+    g.finish();
+}
+
+/// `PRODUCERS` tasks send `per` values each; one consumer task sums them.
+macro_rules! mpsc_workload {
+    ($spawn:path, $chan:expr, $per:expr, |$tx:ident, $v:ident| $send:expr, |$rx:ident| $recv:expr) => {
+        async {
+            #[allow(unused_mut)]
+            let (tx, mut $rx) = $chan;
+            for p in 0..PRODUCERS {
+                let $tx = tx.clone();
+                $spawn(async move {
+                    for i in 0..$per {
+                        let $v = p * $per + i;
+                        $send;
+                    }
+                });
+            }
+            drop(tx);
+            let consumer = $spawn(async move {
+                let mut sum = 0u64;
+                while let Some(v) = $recv {
+                    sum = sum.wrapping_add(v);
+                }
+                sum
+            });
+            let n = PRODUCERS * $per;
+            assert_eq!(consumer.await.unwrap(), n * (n - 1) / 2);
+        }
+    };
+}
+
+fn bounded(c: &mut Criterion) {
+    let mut g = c.benchmark_group("bounded");
+    configure(&mut g, 10);
+    let rt = rt_runtime();
+    g.bench_function("rt", |b| {
+        b.iter(|| {
+            rt.block_on(mpsc_workload!(
+                rt::spawn,
+                rt::sync::channel::bounded::<u64>(CAPACITY),
+                PER_PRODUCER,
+                |tx, v| tx.send(v).await.unwrap(),
+                |rx| rx.recv().await
+            ))
+        })
+    });
+    let tokio = tokio_runtime();
+    g.bench_function("tokio", |b| {
+        b.iter(|| {
+            tokio.block_on(mpsc_workload!(
+                tokio::spawn,
+                tokio::sync::mpsc::channel::<u64>(CAPACITY),
+                PER_PRODUCER,
+                |tx, v| tx.send(v).await.unwrap(),
+                |rx| rx.recv().await
+            ))
+        })
+    });
+    g.finish();
+}
+
+fn rendezvous(c: &mut Criterion) {
+    let mut g = c.benchmark_group("rendezvous");
+    configure(&mut g, 10);
+    let rt = rt_runtime();
+    g.bench_function("rt", |b| {
+        b.iter(|| {
+            rt.block_on(mpsc_workload!(
+                rt::spawn,
+                rt::sync::channel::bounded::<u64>(0),
+                RENDEZVOUS_PER_PRODUCER,
+                |tx, v| tx.send(v).await.unwrap(),
+                |rx| rx.recv().await
+            ))
+        })
+    });
+    let tokio = tokio_runtime();
+    g.bench_function("tokio", |b| {
+        b.iter(|| {
+            tokio.block_on(mpsc_workload!(
+                tokio::spawn,
+                tokio::sync::mpsc::channel::<u64>(1),
+                RENDEZVOUS_PER_PRODUCER,
+                |tx, v| tx.send(v).await.unwrap(),
+                |rx| rx.recv().await
+            ))
+        })
+    });
+    g.finish();
+}
+
+fn unbounded(c: &mut Criterion) {
+    let mut g = c.benchmark_group("unbounded");
+    configure(&mut g, 10);
+    let rt = rt_runtime();
+    g.bench_function("rt", |b| {
+        b.iter(|| {
+            rt.block_on(mpsc_workload!(
+                rt::spawn,
+                rt::sync::channel::unbounded::<u64>(),
+                PER_PRODUCER,
+                |tx, v| tx.try_send(v).unwrap(),
+                |rx| rx.recv().await
+            ))
+        })
+    });
+    let tokio = tokio_runtime();
+    g.bench_function("tokio", |b| {
+        b.iter(|| {
+            tokio.block_on(mpsc_workload!(
+                tokio::spawn,
+                tokio::sync::mpsc::unbounded_channel::<u64>(),
+                PER_PRODUCER,
+                |tx, v| tx.send(v).unwrap(),
+                |rx| rx.recv().await
+            ))
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, ping_pong, bounded, rendezvous, unbounded);
+criterion_main!(benches);

@@ -1,7 +1,41 @@
 //! `rt-io`: a mio reactor on its own thread, sockets and timers.
 //!
-//! Architecture invariant: this is the only crate of the workspace that names mio.
+//! # Bird's-eye view
+//!
+//! A [`Driver`] owns one `mio::Poll` on a dedicated thread named `rt-io`, started with the runtime
+//! and joined at its shutdown. The model is readiness, not completion: the reactor records what
+//! the OS reports and wakes the waiting tasks; each task does its own non-blocking syscall and, on
+//! `WouldBlock`, clears the readiness it saw and waits for the next edge.
+//!
+//! - `readiness.rs` — the readiness word's bit layout (readiness, shutdown, tick, generation).
+//! - `scheduled_io.rs` — one registration's word and wakers, and the protocol between reactor and
+//!   tasks (modelled in `loom-tests/tests/readiness.rs`).
+//! - `slab.rs` — registrations by token (index + generation).
+//! - `registration.rs` — a source's slot and the edge-triggered IO loop.
+//! - `reactor.rs` — the loop of the `rt-io` thread; `driver.rs` — starting and stopping it;
+//!   `handle.rs` — the thread's current reactor.
+//! - [`net`] — TCP, UDP and Unix sockets; [`io`] — [`io::AsyncFd`] for any fd.
+//! - [`time`] — timers, driven by the same thread.
+//!
+//! Architecture invariants:
+//! - This is the only crate of the workspace that names mio.
+//! - The wakes of one reactor turn reach the scheduler as one `rt_core::batch` (one unpark).
+//! - A reactor that stops — shut down, or its thread panicked — never leaves a task waiting: every
+//!   waiter is woken and every IO operation then fails with an `io::Error` saying which.
+//! - Generations make a reused registration slot immune to events meant for its previous owner.
 
+#[macro_use]
 pub mod io;
+mod driver;
+mod handle;
 pub mod net;
+mod reactor;
+mod readiness;
+mod registration;
+#[doc(hidden)]
+pub mod scheduled_io;
+mod slab;
 pub mod time;
+
+pub use driver::Driver;
+pub use handle::{EnterGuard, Handle};

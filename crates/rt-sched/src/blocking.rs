@@ -155,6 +155,11 @@ impl BlockingPool {
 
 impl Drop for BlockingPool {
     fn drop(&mut self) {
+        // Already shut down (`Runtime::shutdown_timeout`): that call waited as long as it was
+        // told to; waiting again here, without a limit, would undo its timeout.
+        if self.spawner.inner.state.lock().unwrap().shutdown {
+            return;
+        }
         self.shutdown(None);
     }
 }

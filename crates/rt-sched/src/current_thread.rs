@@ -59,7 +59,10 @@ impl Wake for MainWaker {
         self.wake_by_ref();
     }
     fn wake_by_ref(self: &Arc<Self>) {
-        self.woken.store(true, Ordering::Release);
+        // A swap, not a store: the driver clears the flag with a swap, and loom (0.7.3) lets
+        // an RMW read a store superseded by a plain store that happens-before it, which shows up
+        // as a false lost wake-up in the models. As an RMW the wake is ordered after the clear.
+        self.woken.swap(true, Ordering::AcqRel);
         self.unparker.unpark();
     }
 }

@@ -16,6 +16,24 @@ pub mod rwlock;
 pub mod semaphore;
 pub mod wait_group;
 
+// The intrusive waiter list the primitives above queue on.
+mod waiters;
+
+pub use barrier::{Barrier, BarrierWaitResult};
+pub use condvar::Condvar;
+#[cfg(feature = "time")]
+pub use condvar::WaitTimeoutResult;
+pub use mutex::{MappedMutexGuard, Mutex, MutexGuard, OwnedMutexGuard, TryLockError};
+pub use notify::{Notified, Notify};
+pub use once_cell::{OnceCell, SetError};
+pub use rwlock::{
+    OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock, RwLockReadGuard, RwLockWriteGuard,
+};
+pub use semaphore::{
+    AcquireError, OwnedSemaphorePermit, Semaphore, SemaphorePermit, TryAcquireError,
+};
+pub use wait_group::WaitGroup;
+
 // Channels.
 pub mod broadcast;
 pub mod channel;

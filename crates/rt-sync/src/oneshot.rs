@@ -1,1 +1,465 @@
-//! (being written)
+//! A channel for exactly one value.
+//!
+//! One allocation holds a state word, the value slot and two waker slots: the receiver's (woken
+//! when the value arrives or the sender goes away) and the sender's (woken by
+//! [`Sender::closed`] when the receiver goes away). No lock: each slot has one owner at a time,
+//! and the state word says who.
+//!
+//! # The state word (this file owns its layout)
+//!
+//! ```text
+//!  bit   3             2          1           0
+//!      +-------------+----------+-----------+-------------+
+//!      | TX_TASK_SET |  CLOSED  | COMPLETE  | RX_TASK_SET |
+//!      +-------------+----------+-----------+-------------+
+//! ```
+//!
+//! - `RX_TASK_SET`: the receiver's waker slot holds a waker the sender may wake. Set only by the
+//!   receiver. While it is set the receiver does not write the slot; to replace the waker it
+//!   clears the bit first, and if that clearing shows `COMPLETE` it sets the bit back and leaves
+//!   the slot alone (the sender may be reading it).
+//! - `COMPLETE`: the sender is done, by sending (the value slot is full) or by dropping (it is
+//!   empty). Set only by the sender, never when `CLOSED` is already set. Before it the value slot
+//!   belongs to the sender, after it to the receiver.
+//! - `CLOSED`: the receiver closed or dropped. Set only by the receiver. A send that finds it
+//!   takes its value back.
+//! - `TX_TASK_SET`: the sender's waker slot holds a waker the receiver may wake; the mirror
+//!   image of `RX_TASK_SET`, with `CLOSED` in the role of `COMPLETE`.
+//!
+//! Each transition is one atomic read-modify-write, so of a racing send and close exactly one
+//! wins: either the receiver sees `COMPLETE` (and gets the value) or the sender sees `CLOSED`
+//! (and gets it back). The slots hold `Option`s, so dropping the shared cell needs no flags.
+
+use std::error::Error;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
+
+use rt_core::coop;
+use rt_core::sync::{Arc, AtomicUsize, UnsafeCell};
+
+/// The state word's bits and transitions. Nothing outside this module masks them.
+mod state {
+    use rt_core::sync::{AtomicUsize, Ordering};
+
+    const RX_TASK_SET: usize = 0b0001;
+    const COMPLETE: usize = 0b0010;
+    const CLOSED: usize = 0b0100;
+    const TX_TASK_SET: usize = 0b1000;
+
+    /// A decoded value of the state word.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    pub(super) struct State(usize);
+
+    impl State {
+        #[inline]
+        pub(super) fn is_rx_task_set(self) -> bool {
+            self.0 & RX_TASK_SET != 0
+        }
+        #[inline]
+        pub(super) fn is_complete(self) -> bool {
+            self.0 & COMPLETE != 0
+        }
+        #[inline]
+        pub(super) fn is_closed(self) -> bool {
+            self.0 & CLOSED != 0
+        }
+        #[inline]
+        pub(super) fn is_tx_task_set(self) -> bool {
+            self.0 & TX_TASK_SET != 0
+        }
+    }
+
+    impl std::fmt::Debug for State {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.debug_struct("State")
+                .field("rx_task_set", &self.is_rx_task_set())
+                .field("complete", &self.is_complete())
+                .field("closed", &self.is_closed())
+                .field("tx_task_set", &self.is_tx_task_set())
+                .finish()
+        }
+    }
+
+    #[inline]
+    pub(super) fn new() -> AtomicUsize {
+        AtomicUsize::new(0)
+    }
+
+    #[inline]
+    pub(super) fn load(word: &AtomicUsize) -> State {
+        State(word.load(Ordering::Acquire))
+    }
+
+    /// Sets `COMPLETE` unless `CLOSED` is set. Returns the state before.
+    #[inline]
+    pub(super) fn set_complete(word: &AtomicUsize) -> State {
+        let mut cur = word.load(Ordering::Relaxed);
+        loop {
+            if cur & CLOSED != 0 {
+                // The receiver is gone: `COMPLETE` must stay clear so the value stays ours.
+                // Acquire pairs with the receiver's close so we see its final accesses.
+                return State(word.load(Ordering::Acquire));
+            }
+            match word.compare_exchange_weak(
+                cur,
+                cur | COMPLETE,
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            ) {
+                Ok(prev) => return State(prev),
+                Err(actual) => cur = actual,
+            }
+        }
+    }
+
+    /// Sets `CLOSED`. Returns the state before.
+    #[inline]
+    pub(super) fn set_closed(word: &AtomicUsize) -> State {
+        State(word.fetch_or(CLOSED, Ordering::AcqRel))
+    }
+
+    /// Sets `RX_TASK_SET`. Returns the state after.
+    #[inline]
+    pub(super) fn set_rx_task(word: &AtomicUsize) -> State {
+        State(word.fetch_or(RX_TASK_SET, Ordering::AcqRel) | RX_TASK_SET)
+    }
+
+    /// Clears `RX_TASK_SET`. Returns the state after.
+    #[inline]
+    pub(super) fn unset_rx_task(word: &AtomicUsize) -> State {
+        State(word.fetch_and(!RX_TASK_SET, Ordering::AcqRel) & !RX_TASK_SET)
+    }
+
+    /// Sets `TX_TASK_SET`. Returns the state after.
+    #[inline]
+    pub(super) fn set_tx_task(word: &AtomicUsize) -> State {
+        State(word.fetch_or(TX_TASK_SET, Ordering::AcqRel) | TX_TASK_SET)
+    }
+
+    /// Clears `TX_TASK_SET`. Returns the state after.
+    #[inline]
+    pub(super) fn unset_tx_task(word: &AtomicUsize) -> State {
+        State(word.fetch_and(!TX_TASK_SET, Ordering::AcqRel) & !TX_TASK_SET)
+    }
+}
+
+/// Creates a oneshot channel.
+pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
+    let inner = Arc::new(Inner {
+        state: state::new(),
+        value: UnsafeCell::new(None),
+        rx_task: UnsafeCell::new(None),
+        tx_task: UnsafeCell::new(None),
+    });
+    (
+        Sender {
+            inner: Some(inner.clone()),
+        },
+        Receiver { inner: Some(inner) },
+    )
+}
+
+struct Inner<T> {
+    state: AtomicUsize,
+    /// The sender's before `COMPLETE`, the receiver's after.
+    value: UnsafeCell<Option<T>>,
+    /// Read by the sender only while `RX_TASK_SET`; written by the receiver only while clear.
+    rx_task: UnsafeCell<Option<Waker>>,
+    /// Read by the receiver only while `TX_TASK_SET`; written by the sender only while clear.
+    tx_task: UnsafeCell<Option<Waker>>,
+}
+
+// SAFETY: the value moves from the sender's thread to the receiver's, so `T: Send` is needed and
+// enough; the cells are handed over by the state word as documented on `Inner`'s fields, so no
+// two threads access a cell at once unless both only read.
+unsafe impl<T: Send> Send for Inner<T> {}
+// SAFETY: as for `Send`; `&Inner` never hands out a `&T`.
+unsafe impl<T: Send> Sync for Inner<T> {}
+
+impl<T> Inner<T> {
+    /// Sender side: marks the sender done and wakes the receiver. `false`: the receiver is gone.
+    #[inline]
+    fn complete(&self) -> bool {
+        let prev = state::set_complete(&self.state);
+        if prev.is_closed() {
+            return false;
+        }
+        if prev.is_rx_task_set() {
+            // SAFETY: `RX_TASK_SET` was set when we set `COMPLETE`; from then on the receiver
+            // never writes `rx_task` (see the rule on the bit), so a shared read is exclusive
+            // of writes.
+            self.rx_task.with(|p| unsafe {
+                if let Some(w) = &*p {
+                    w.wake_by_ref();
+                }
+            });
+        }
+        true
+    }
+
+    /// Receiver side, after seeing `COMPLETE`: takes the value, if one was sent.
+    ///
+    /// # Safety
+    ///
+    /// `COMPLETE` must have been observed with `Acquire` by the receiver, the only caller.
+    #[inline]
+    unsafe fn take_value(&self) -> Option<T> {
+        // SAFETY: after `COMPLETE` the value slot belongs to the receiver (caller's contract),
+        // and the receiver is unique.
+        self.value.with_mut(|p| unsafe { (*p).take() })
+    }
+
+    #[inline]
+    fn will_wake(cell: &UnsafeCell<Option<Waker>>, cx: &Context<'_>) -> bool {
+        // SAFETY: called only by the owner of the cell while its `*_TASK_SET` bit is set, when
+        // the other side at most reads it.
+        cell.with(|p| unsafe { (*p).as_ref().is_some_and(|w| w.will_wake(cx.waker())) })
+    }
+
+    #[inline]
+    fn store_waker(cell: &UnsafeCell<Option<Waker>>, waker: Option<Waker>) {
+        // SAFETY: called only by the owner of the cell while its `*_TASK_SET` bit is clear, when
+        // the other side does not touch it.
+        cell.with_mut(|p| unsafe { *p = waker });
+    }
+}
+
+/// Sends the one value. Dropping it without sending makes the receiver see [`RecvError`].
+pub struct Sender<T> {
+    /// `None` once `send` has consumed the sender.
+    inner: Option<Arc<Inner<T>>>,
+}
+
+/// Receives the one value: a future of `Result<T, RecvError>`.
+pub struct Receiver<T> {
+    /// `None` once the future has completed: nothing is left to close or drop.
+    inner: Option<Arc<Inner<T>>>,
+}
+
+/// The sender went away without sending (or the receiver closed first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecvError(());
+
+/// `try_recv` found no value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TryRecvError {
+    /// No value yet; the sender may still send.
+    Empty,
+    /// No value will come: the sender is gone, the receiver closed, or the value was taken.
+    Closed,
+}
+
+impl<T> Sender<T> {
+    /// Sends `value`. If the receiver is gone (or closed) the value comes back.
+    #[inline]
+    pub fn send(mut self, value: T) -> Result<(), T> {
+        let inner = self.inner.take().expect("sender used after send");
+        // SAFETY: `COMPLETE` is not set (only this consumed sender sets it), so the value slot
+        // is the sender's.
+        inner.value.with_mut(|p| unsafe { *p = Some(value) });
+        if inner.complete() {
+            return Ok(());
+        }
+        // SAFETY: `complete` failed, so `COMPLETE` stays clear and the slot is still ours.
+        let value = inner.value.with_mut(|p| unsafe { (*p).take() });
+        Err(value.expect("value just stored"))
+    }
+
+    /// Whether the receiver has gone away or closed.
+    pub fn is_closed(&self) -> bool {
+        self.inner
+            .as_ref()
+            .is_none_or(|i| state::load(&i.state).is_closed())
+    }
+
+    /// Waits until the receiver goes away or closes.
+    pub async fn closed(&mut self) {
+        std::future::poll_fn(|cx| self.poll_closed(cx)).await
+    }
+
+    /// Polls for the receiver going away or closing.
+    pub fn poll_closed(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        let Some(inner) = self.inner.as_ref() else {
+            return Poll::Ready(());
+        };
+        let mut st = state::load(&inner.state);
+        if st.is_closed() {
+            return Poll::Ready(());
+        }
+        if st.is_tx_task_set() && !Inner::<T>::will_wake(&inner.tx_task, cx) {
+            st = state::unset_tx_task(&inner.state);
+            if st.is_closed() {
+                // The receiver may be reading the waker: give the slot back untouched.
+                state::set_tx_task(&inner.state);
+                return Poll::Ready(());
+            }
+            Inner::<T>::store_waker(&inner.tx_task, None);
+        }
+        if !st.is_tx_task_set() {
+            Inner::<T>::store_waker(&inner.tx_task, Some(cx.waker().clone()));
+            st = state::set_tx_task(&inner.state);
+            if st.is_closed() {
+                return Poll::Ready(());
+            }
+        }
+        Poll::Pending
+    }
+}
+
+impl<T> Drop for Sender<T> {
+    fn drop(&mut self) {
+        if let Some(inner) = self.inner.take() {
+            inner.complete();
+        }
+    }
+}
+
+impl<T> Receiver<T> {
+    /// Takes the value if it has been sent.
+    pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
+        let Some(inner) = self.inner.as_ref() else {
+            return Err(TryRecvError::Closed);
+        };
+        let st = state::load(&inner.state);
+        if st.is_complete() {
+            // SAFETY: `COMPLETE` observed with `Acquire`, and we are the receiver.
+            unsafe { inner.take_value() }.ok_or(TryRecvError::Closed)
+        } else if st.is_closed() {
+            Err(TryRecvError::Closed)
+        } else {
+            Err(TryRecvError::Empty)
+        }
+    }
+
+    /// Closes the channel: a later `send` fails and gives its value back. A value sent before
+    /// the close can still be received.
+    pub fn close(&mut self) {
+        let Some(inner) = self.inner.as_ref() else {
+            return;
+        };
+        let prev = state::set_closed(&inner.state);
+        if !prev.is_closed() && prev.is_tx_task_set() && !prev.is_complete() {
+            // SAFETY: `TX_TASK_SET` was set when we set `CLOSED`; from then on the sender never
+            // writes `tx_task`, so a shared read is exclusive of writes.
+            inner.tx_task.with(|p| unsafe {
+                if let Some(w) = &*p {
+                    w.wake_by_ref();
+                }
+            });
+        }
+    }
+
+    /// Completes the future, budget permitting: takes the value (if any) and lets go of the
+    /// channel. With the budget spent the task is woken to come back, and the value waits.
+    #[inline]
+    fn ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<T, RecvError>> {
+        let coop = std::task::ready!(coop::poll_proceed(cx));
+        coop.made_progress();
+        let inner = self
+            .inner
+            .take()
+            .expect("oneshot receiver polled after completion");
+        // SAFETY: every caller observed `COMPLETE` with `Acquire`; we are the receiver.
+        Poll::Ready(unsafe { inner.take_value() }.ok_or(RecvError(())))
+    }
+}
+
+impl<T> Future for Receiver<T> {
+    type Output = Result<T, RecvError>;
+
+    #[inline]
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        // The budget is spent only when the future completes: it is checked on the ready paths,
+        // so the waiting path does not touch it at all.
+        let this = self.get_mut();
+        let inner = this
+            .inner
+            .as_ref()
+            .expect("oneshot receiver polled after completion");
+        let mut st = state::load(&inner.state);
+        if st.is_complete() {
+            return this.ready(cx);
+        }
+        if st.is_closed() {
+            let coop = std::task::ready!(coop::poll_proceed(cx));
+            coop.made_progress();
+            this.inner = None;
+            return Poll::Ready(Err(RecvError(())));
+        }
+        if st.is_rx_task_set() && !Inner::<T>::will_wake(&inner.rx_task, cx) {
+            st = state::unset_rx_task(&inner.state);
+            if st.is_complete() {
+                // The sender may be reading the waker: give the slot back untouched.
+                state::set_rx_task(&inner.state);
+                return this.ready(cx);
+            }
+            Inner::<T>::store_waker(&inner.rx_task, None);
+        }
+        if !st.is_rx_task_set() {
+            Inner::<T>::store_waker(&inner.rx_task, Some(cx.waker().clone()));
+            st = state::set_rx_task(&inner.state);
+            if st.is_complete() {
+                return this.ready(cx);
+            }
+        }
+        Poll::Pending
+    }
+}
+
+impl<T> Drop for Receiver<T> {
+    fn drop(&mut self) {
+        self.close();
+        if let Some(inner) = self.inner.take() {
+            if state::load(&inner.state).is_complete() {
+                // SAFETY: `COMPLETE` observed with `Acquire`; drop a sent value now, not when
+                // the sender's handle goes.
+                drop(unsafe { inner.take_value() });
+            }
+        }
+    }
+}
+
+impl fmt::Display for RecvError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the oneshot sender went away without sending")
+    }
+}
+
+impl Error for RecvError {}
+
+impl fmt::Display for TryRecvError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TryRecvError::Empty => f.write_str("no value sent yet"),
+            TryRecvError::Closed => f.write_str("no value will be sent"),
+        }
+    }
+}
+
+impl Error for TryRecvError {}
+
+impl<T> fmt::Debug for Inner<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Inner")
+            .field("state", &state::load(&self.state))
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> fmt::Debug for Sender<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sender")
+            .field("inner", &self.inner)
+            .finish()
+    }
+}
+
+impl<T> fmt::Debug for Receiver<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Receiver")
+            .field("inner", &self.inner)
+            .finish()
+    }
+}

@@ -1,1 +1,0 @@
-//! The frame pool (being written).

@@ -1,0 +1,217 @@
+//! The frame pool: a size-classed slab allocator with per-thread heaps, from which task cells
+//! (and anything else that asks) get their memory.
+//!
+//! # Shape
+//!
+//! Memory comes in *slabs*: [`SLAB_SIZE`] bytes (256 KiB), aligned to their size, mapped straight
+//! from the OS (`mapping.rs`). A slab is carved into blocks of one *size class*, a power of two
+//! from [`MIN_BLOCK`] (64 B) to [`MAX_POOLED`] (4 KiB) (`class.rs`); a layout larger than that,
+//! in size or alignment, goes to the global allocator. Blocks sit at multiples of their size from
+//! the slab base, so a block is aligned to its size, and the slab holding a block is found by
+//! rounding its address down to `SLAB_SIZE`: no per-block header, no lookup table.
+//!
+//! Every thread that allocates has a *heap* (`heap.rs`), a thread-local that owns slabs: per class
+//! a ring of slabs to allocate from, and a small cache of idle (fully free) slabs. Each slab
+//! (`slab.rs`) has a header at its base: the owner's free list, a bump offset for never-used
+//! blocks, a count of used blocks, the ring links, and, on a cache line of its own, the *remote
+//! word* that other threads push freed blocks onto.
+//!
+//! # Who touches what
+//!
+//! | field                          | written by                              | read by       |
+//! |--------------------------------|-----------------------------------------|---------------|
+//! | `Slab::owner` (heap id)        | its creator, before any block is out    | every dealloc |
+//! | `Slab::local` (free list, bump, used, class, ring links) | the owner (rule 1) | the owner |
+//! | `Slab::shared.remote`          | remote freers (push), the owner (swap)  | both          |
+//! | `Slab::shared.abandoned_live`  | the abandoning owner, then freers       | both          |
+//! | `Heap` (rings, idle stack, id) | its thread                              | its thread    |
+//!
+//! # Paths
+//!
+//! * **alloc, hot**: look up the thread's heap, pop the head slab of the class: its free list,
+//!   else its bump area. No atomic, no lock.
+//! * **alloc, slow** (the head is full): take the head's remote frees; else rotate the ring and
+//!   look at the next slab, up to `SCAN_BUDGET` slabs; else take an idle slab, else map one.
+//! * **free, local** (the block's slab belongs to this thread's heap): push on the slab's free
+//!   list. No atomic, no lock. A slab that becomes fully free leaves the ring (rule 6).
+//! * **free, remote** (another heap's slab, or this thread's heap is gone): push on the slab's
+//!   remote word with one CAS; nothing global.
+//!
+//! # Rules
+//!
+//! 1. A slab's `local` state is touched only by its owner: the thread whose heap has the slab's
+//!    id. Remote threads read only the immutable `owner` and the `shared` atomics.
+//! 2. `owner` is written once, when the slab is mapped, and never changes: an idle slab re-carved
+//!    for another class keeps it. Heap ids are never reused, so a dead heap's id never matches a
+//!    live heap.
+//! 3. The remote word heads a Treiber stack: freers only push (link, then CAS with Release);
+//!    the owner takes the whole stack with one `swap(0)` (Acquire) and walks it at leisure. No
+//!    one pops a single block, so the ABA problem cannot arise: a pusher whose CAS succeeds has
+//!    linked to the actual current head, whatever happened in between.
+//! 4. Only the owner sets `ABANDONED`, once, as its last act on the slab, with a `swap` that also
+//!    takes the pending remote frees; it is never cleared. After it no one pushes: a freer that
+//!    sees `ABANDONED` (in its load or a failed CAS) counts down `abandoned_live` instead.
+//! 5. On abandonment the owner adds `live = used - taken` to `abandoned_live`; each later freer
+//!    subtracts one. The counter may dip below zero (wrapping) when freers come before the add,
+//!    but it reaches zero exactly once, after all `live` blocks are back, and whoever makes it
+//!    zero (the owner's add or a freer's subtract, all AcqRel) releases the slab.
+//! 6. A fully free slab that is not its ring's head leaves the ring at once: onto the idle stack
+//!    while that holds fewer than `IDLE_CAP_SLABS` (4 = 1 MiB), else back to the OS. The head
+//!    stays even when empty, so a tight alloc/free loop never touches the idle stack.
+//! 7. A fully free slab has an empty remote word: a block is pushed only while live, and the
+//!    owner took every push when it counted the last block back.
+//! 8. `alloc` and `dealloc` pick pooled or global by the layout alone (`Class::of`), so a block
+//!    always returns by the road it came.
+//!
+//! # Threads that exit
+//!
+//! The heap's `Drop` releases its idle slabs and abandons every slab on its rings (rules 4-5): a
+//! fully free one is released there and then; one with live blocks is released by whichever
+//! thread frees its last block. No global list and no lock: abandoned slabs are not adopted by
+//! other heaps, so the free blocks of an abandoned slab stay unused until it drains. Thread exit
+//! is rare in a runtime (workers live as long as it), so that is cheap memory for a simpler
+//! protocol. Thread-local destructors may run after the heap's: a `dealloc` that finds the heap
+//! gone takes the remote path (its slab is abandoned by then), and an `alloc` that finds it gone
+//! gets its block from a *detached* slab, born abandoned with one live block, released when that
+//! block is freed.
+//!
+//! # Memory held
+//!
+//! Per thread: the head slab of each class in use (at most 7), up to `IDLE_CAP_SLABS` idle slabs,
+//! and slabs with live blocks. Blocks freed remotely into a slab wait in its remote word until the
+//! owner next runs out of blocks in that class or calls [`trim`], which a worker does before it
+//! parks for long; `trim` also releases empty heads and idle slabs down to one.
+//!
+//! # Under loom
+//!
+//! The same code runs with small slabs and caps (see `class.rs`), so the models in
+//! `loom-tests/tests/pool.rs` reach every slow path in a few steps; slabs come from `loom::alloc`,
+//! so a slab never released fails the model as a leak. Two deliberate departures: the owner's
+//! relaxed "anything pushed?" load before its swap is skipped (see `Slab::collect_remote`), and
+//! the process-wide counters (`counters.rs`, statistics only) are std atomics, because loom
+//! cannot put its atomics in a `static` and drops its `lazy_static`s before thread-local
+//! destructors run.
+
+mod class;
+mod counters;
+mod heap;
+mod mapping;
+mod slab;
+
+use std::alloc::Layout;
+use std::ptr::NonNull;
+
+use self::class::Class;
+pub use self::class::{MAX_POOLED, MIN_BLOCK, SLAB_SIZE};
+use self::heap::Heap;
+use self::slab::{slab_of, Slab};
+
+/// Most bytes of fully free slabs one thread keeps for reuse; beyond it they go back to the OS.
+pub const IDLE_CAP_BYTES: usize = class::IDLE_CAP_SLABS * SLAB_SIZE;
+
+/// Idle bytes [`trim`] leaves a thread.
+pub const TRIM_FLOOR_BYTES: usize = class::TRIM_FLOOR_SLABS * SLAB_SIZE;
+
+// loom's `thread_local!` takes no `const { }` initialiser.
+#[cfg(not(loom))]
+crate::sync::thread_local! {
+    static HEAP: Heap = const { Heap::new() };
+}
+
+#[cfg(loom)]
+crate::sync::thread_local! {
+    static HEAP: Heap = Heap::new();
+}
+
+/// Allocates a block that fits `layout`.
+///
+/// Pooled when `max(size, align)` is at most [`MAX_POOLED`]: the block then has the size and
+/// alignment of its class, the next power of two of at least [`MIN_BLOCK`]. Larger layouts come
+/// straight from the global allocator. Calls [`std::alloc::handle_alloc_error`] when out of
+/// memory. `layout.size()` must not be zero.
+#[inline]
+pub fn alloc(layout: Layout) -> NonNull<u8> {
+    debug_assert!(layout.size() > 0, "pool::alloc of a zero-sized layout");
+    match Class::of(layout) {
+        Some(class) => HEAP
+            .try_with(|heap| heap.alloc(class))
+            .unwrap_or_else(|_| Slab::detached_block(class)),
+        None => {
+            // SAFETY: the caller guarantees a non-zero size.
+            let ptr = unsafe { std::alloc::alloc(layout) };
+            NonNull::new(ptr).unwrap_or_else(|| std::alloc::handle_alloc_error(layout))
+        }
+    }
+}
+
+/// Returns a block to the pool (or to the global allocator, for the layouts `alloc` sent there).
+///
+/// May be called on any thread, including one other than the allocating thread, and after this
+/// thread's heap is gone.
+///
+/// # Safety
+///
+/// `ptr` came from [`alloc`] with this same `layout` and is not used afterwards.
+#[inline]
+pub unsafe fn dealloc(ptr: NonNull<u8>, layout: Layout) {
+    if Class::of(layout).is_none() {
+        // SAFETY: per rule 8 the block came from `std::alloc::alloc(layout)`.
+        unsafe { std::alloc::dealloc(ptr.as_ptr(), layout) };
+        return;
+    }
+    let slab = slab_of(ptr);
+    // SAFETY: the block is live, so its slab is mapped (rule 5) and its `owner` immutable.
+    let owner = unsafe { slab.as_ref().owner() };
+    let freed = HEAP
+        .try_with(|heap| {
+            if heap.id() != owner {
+                return false;
+            }
+            // SAFETY: the slab is this heap's (rule 1); the caller gives the block up.
+            unsafe { heap.free_local(slab, ptr) };
+            true
+        })
+        .unwrap_or(false);
+    if !freed {
+        // SAFETY: the caller gives the block up.
+        unsafe { Slab::free_remote(slab, ptr) };
+    }
+}
+
+/// Releases this thread's idle pool memory down to [`TRIM_FLOOR_BYTES`]: takes the blocks other
+/// threads freed into its slabs, and returns every fully free slab beyond the floor to the OS.
+///
+/// Called by a worker about to park for long. Cheap when there is nothing to do.
+pub fn trim() {
+    let _ = HEAP.try_with(Heap::trim);
+}
+
+/// The pool's counters, for tests and benchmarks. Per-thread fields describe the calling
+/// thread's heap; the process-wide ones are read with relaxed loads and are exact only when no
+/// other thread is using the pool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolStats {
+    /// Bytes of fully free slabs this thread keeps for reuse, at most [`IDLE_CAP_BYTES`]. Empty
+    /// head slabs (one per class at most) are not counted.
+    pub idle_bytes: usize,
+    /// Slabs this thread owns: allocated from, or idle.
+    pub owned_slabs: usize,
+    /// Slabs mapped process-wide and not yet released: owned, idle or abandoned.
+    pub live_slabs: usize,
+    /// Slabs process-wide whose owner thread exited while blocks in them were live (plus
+    /// detached ones), not yet drained.
+    pub abandoned_slabs: usize,
+}
+
+/// A snapshot of the pool's counters (see [`PoolStats`]).
+pub fn stats() -> PoolStats {
+    let (idle_bytes, owned_slabs) = HEAP
+        .try_with(|heap| (heap.idle_bytes(), heap.owned_slabs()))
+        .unwrap_or((0, 0));
+    PoolStats {
+        idle_bytes,
+        owned_slabs,
+        live_slabs: counters::live_slabs(),
+        abandoned_slabs: counters::abandoned_slabs(),
+    }
+}

@@ -1,0 +1,116 @@
+//! Every size class, at and around its boundaries and at every alignment up to the largest class:
+//! blocks are aligned, big enough, and never overlap while live.
+
+use std::alloc::Layout;
+use std::ptr::NonNull;
+
+use rt_core::pool::{self, MAX_POOLED, MIN_BLOCK};
+
+/// Fills `len` bytes at `ptr` with a pattern drawn from `seed`.
+fn fill(ptr: NonNull<u8>, len: usize, seed: usize) {
+    for i in 0..len {
+        // SAFETY: the caller's block holds `len` bytes.
+        unsafe { ptr.as_ptr().add(i).write((seed.wrapping_mul(31) ^ i) as u8) };
+    }
+}
+
+/// Whether the pattern written by `fill` is intact.
+fn intact(ptr: NonNull<u8>, len: usize, seed: usize) -> bool {
+    // SAFETY: the caller's block holds `len` bytes.
+    (0..len).all(|i| unsafe { ptr.as_ptr().add(i).read() } == (seed.wrapping_mul(31) ^ i) as u8)
+}
+
+/// The layouts of the test: sizes at, just under and just over each class boundary, each at
+/// every power-of-two alignment up to `MAX_POOLED`, plus one over the top.
+fn layouts() -> Vec<Layout> {
+    let mut sizes = vec![1, 8, 63];
+    let mut class = MIN_BLOCK;
+    while class <= MAX_POOLED {
+        sizes.extend([class - 1, class, class + 1]);
+        class *= 2;
+    }
+    let mut layouts = Vec::new();
+    for size in sizes {
+        let mut align = 1;
+        while align <= 2 * MAX_POOLED {
+            layouts.push(Layout::from_size_align(size, align).unwrap());
+            align *= 2;
+        }
+    }
+    layouts
+}
+
+/// The block size the pool promises for `layout`, or `None` when it is not pooled.
+fn class_size(layout: Layout) -> Option<usize> {
+    let need = layout.size().max(layout.align()).max(MIN_BLOCK);
+    (need <= MAX_POOLED).then(|| need.next_power_of_two())
+}
+
+#[test]
+fn every_class_boundary_and_alignment() {
+    let mut live = Vec::new();
+    for (seed, layout) in layouts().into_iter().enumerate() {
+        for copy in 0..3 {
+            let ptr = pool::alloc(layout);
+            let addr = ptr.as_ptr() as usize;
+            assert_eq!(addr % layout.align(), 0, "{layout:?} misaligned");
+            if let Some(size) = class_size(layout) {
+                assert_eq!(
+                    addr % size,
+                    0,
+                    "{layout:?}: a block is aligned to its class"
+                );
+            }
+            fill(ptr, layout.size(), seed * 3 + copy);
+            live.push((ptr, layout, seed * 3 + copy));
+        }
+    }
+    for &(ptr, layout, seed) in &live {
+        assert!(intact(ptr, layout.size(), seed), "{layout:?} overwritten");
+    }
+    for (ptr, layout, _) in live {
+        // SAFETY: each block came from `alloc(layout)` and is freed once.
+        unsafe { pool::dealloc(ptr, layout) };
+    }
+}
+
+#[test]
+fn live_blocks_never_overlap() {
+    // Sizes cycling through every class; half freed and reallocated midway.
+    let sizes: Vec<usize> = (0..20_000).map(|i| 1 + (i * 97) % MAX_POOLED).collect();
+    let mut live: Vec<Option<(NonNull<u8>, Layout, usize)>> = Vec::new();
+    for (seed, &size) in sizes.iter().enumerate() {
+        let layout = Layout::from_size_align(size, 8).unwrap();
+        let ptr = pool::alloc(layout);
+        fill(ptr, size, seed);
+        live.push(Some((ptr, layout, seed)));
+    }
+    for slot in live.iter_mut().step_by(2) {
+        let (ptr, layout, seed) = slot.take().unwrap();
+        assert!(intact(ptr, layout.size(), seed));
+        // SAFETY: each block came from `alloc(layout)` and is freed once.
+        unsafe { pool::dealloc(ptr, layout) };
+    }
+    for (seed, &size) in sizes.iter().enumerate().step_by(2) {
+        let layout = Layout::from_size_align(size, 16).unwrap();
+        let ptr = pool::alloc(layout);
+        fill(ptr, size, seed + 1_000_000);
+        live[seed] = Some((ptr, layout, seed + 1_000_000));
+    }
+    let mut spans: Vec<(usize, usize)> = live
+        .iter()
+        .map(|slot| {
+            let (ptr, layout, seed) = slot.unwrap();
+            assert!(intact(ptr, layout.size(), seed), "block {seed} overwritten");
+            (ptr.as_ptr() as usize, layout.size())
+        })
+        .collect();
+    spans.sort_unstable();
+    for pair in spans.windows(2) {
+        assert!(pair[0].0 + pair[0].1 <= pair[1].0, "overlap: {pair:?}");
+    }
+    for (ptr, layout, _) in live.into_iter().flatten() {
+        // SAFETY: as above.
+        unsafe { pool::dealloc(ptr, layout) };
+    }
+}

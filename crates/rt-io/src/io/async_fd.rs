@@ -1,0 +1,191 @@
+//! [`AsyncFd`]: readiness for any file descriptor the caller does its own IO on.
+
+use std::fmt;
+use std::io;
+use std::os::fd::{AsRawFd, RawFd};
+
+use mio::unix::SourceFd;
+
+use crate::handle::Handle;
+use crate::readiness::{Interest, Ready};
+use crate::registration::Registration;
+use crate::scheduled_io::ReadyEvent;
+
+/// A file descriptor registered with the reactor. The fd must be in non-blocking mode; the
+/// caller does the IO, `AsyncFd` says when to try.
+///
+/// ```no_run
+/// # async fn demo(fd: rt_io::io::AsyncFd<std::os::unix::net::UnixStream>) -> std::io::Result<()> {
+/// use std::io::Read;
+/// let mut buf = [0; 64];
+/// let n = loop {
+///     let mut guard = fd.readable().await?;
+///     match guard.try_io(|fd| fd.get_ref().read(&mut buf)) {
+///         Ok(result) => break result?,
+///         Err(_would_block) => continue, // readiness was cleared; wait again
+///     }
+/// };
+/// # let _ = n; Ok(()) }
+/// ```
+pub struct AsyncFd<T: AsRawFd> {
+    /// `None` only during `into_inner` and `drop`.
+    inner: Option<T>,
+    registration: Registration,
+}
+
+impl<T: AsRawFd> AsyncFd<T> {
+    /// Registers `inner` for reading and writing with the current reactor.
+    ///
+    /// # Panics
+    ///
+    /// Outside an rt runtime.
+    #[track_caller]
+    pub fn new(inner: T) -> io::Result<AsyncFd<T>> {
+        AsyncFd::with_interest(inner, Interest::READABLE | Interest::WRITABLE)
+    }
+
+    /// Registers `inner` for `interest` with the current reactor.
+    #[track_caller]
+    pub fn with_interest(inner: T, interest: Interest) -> io::Result<AsyncFd<T>> {
+        let handle = Handle::current();
+        let fd = inner.as_raw_fd();
+        let registration = Registration::new(&mut SourceFd(&fd), interest, handle)?;
+        Ok(AsyncFd {
+            inner: Some(inner),
+            registration,
+        })
+    }
+
+    /// The wrapped value.
+    pub fn get_ref(&self) -> &T {
+        self.inner.as_ref().expect("AsyncFd without its value")
+    }
+
+    /// The wrapped value, mutably.
+    pub fn get_mut(&mut self) -> &mut T {
+        self.inner.as_mut().expect("AsyncFd without its value")
+    }
+
+    /// Deregisters the fd and returns the value.
+    pub fn into_inner(mut self) -> T {
+        let inner = self.inner.take().expect("AsyncFd without its value");
+        let fd = inner.as_raw_fd();
+        // Fails only when the reactor is gone, and then nothing will be delivered anyway.
+        let _ = self.registration.deregister(&mut SourceFd(&fd));
+        inner
+    }
+
+    /// Waits until the fd is readable (or closed, or in error).
+    pub async fn readable(&self) -> io::Result<AsyncFdReadyGuard<'_, T>> {
+        self.ready(Interest::READABLE).await
+    }
+
+    /// Waits until the fd is writable (or closed, or in error).
+    pub async fn writable(&self) -> io::Result<AsyncFdReadyGuard<'_, T>> {
+        self.ready(Interest::WRITABLE).await
+    }
+
+    /// Waits until the fd is ready for any of `interest`.
+    pub async fn ready(&self, interest: Interest) -> io::Result<AsyncFdReadyGuard<'_, T>> {
+        let event = self.registration.ready(interest).await?;
+        Ok(AsyncFdReadyGuard {
+            fd: self,
+            event: Some(event),
+        })
+    }
+}
+
+impl<T: AsRawFd> AsRawFd for AsyncFd<T> {
+    fn as_raw_fd(&self) -> RawFd {
+        self.get_ref().as_raw_fd()
+    }
+}
+
+impl<T: AsRawFd> Drop for AsyncFd<T> {
+    fn drop(&mut self) {
+        if let Some(inner) = self.inner.take() {
+            let fd = inner.as_raw_fd();
+            let _ = self.registration.deregister(&mut SourceFd(&fd));
+        }
+    }
+}
+
+impl<T: AsRawFd + fmt::Debug> fmt::Debug for AsyncFd<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AsyncFd")
+            .field("inner", &self.inner)
+            .finish()
+    }
+}
+
+/// Readiness observed by [`AsyncFd::readable`] / [`AsyncFd::writable`]. Clear it when the IO
+/// returned `WouldBlock`, or use [`AsyncFdReadyGuard::try_io`], which does so.
+pub struct AsyncFdReadyGuard<'a, T: AsRawFd> {
+    fd: &'a AsyncFd<T>,
+    /// `None` once cleared or retained.
+    event: Option<ReadyEvent>,
+}
+
+/// The IO in [`AsyncFdReadyGuard::try_io`] would have blocked; the readiness was cleared.
+#[derive(Debug)]
+pub struct TryIoError(());
+
+impl fmt::Display for TryIoError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the operation would block; readiness cleared")
+    }
+}
+
+impl std::error::Error for TryIoError {}
+
+impl<'a, T: AsRawFd> AsyncFdReadyGuard<'a, T> {
+    /// The readiness that completed the wait (empty once cleared).
+    pub fn ready(&self) -> Ready {
+        self.event.map_or(Ready::EMPTY, |e| e.ready)
+    }
+
+    /// Forgets the readiness: the next wait waits for a new event. Call it after `WouldBlock`.
+    pub fn clear_ready(&mut self) {
+        if let Some(ev) = self.event.take() {
+            self.fd.registration.clear_readiness(ev);
+        }
+    }
+
+    /// Keeps the readiness: the next wait completes at once.
+    pub fn retain_ready(&mut self) {
+        self.event = None;
+    }
+
+    /// Runs `f`; if it returns `WouldBlock`, clears the readiness and returns `Err(TryIoError)`.
+    pub fn try_io<R>(
+        &mut self,
+        f: impl FnOnce(&'a AsyncFd<T>) -> io::Result<R>,
+    ) -> Result<io::Result<R>, TryIoError> {
+        match f(self.fd) {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                self.clear_ready();
+                Err(TryIoError(()))
+            }
+            r => Ok(r),
+        }
+    }
+
+    /// The `AsyncFd` this guard belongs to.
+    pub fn get_ref(&self) -> &'a AsyncFd<T> {
+        self.fd
+    }
+
+    /// The wrapped value.
+    pub fn get_inner(&self) -> &'a T {
+        self.fd.get_ref()
+    }
+}
+
+impl<T: AsRawFd> fmt::Debug for AsyncFdReadyGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AsyncFdReadyGuard")
+            .field("fd", &self.fd.as_raw_fd())
+            .field("ready", &self.ready())
+            .finish()
+    }
+}

@@ -1,0 +1,12 @@
+//! IO on any file descriptor: [`AsyncFd`], and the readiness types.
+//!
+//! The sockets of [`crate::net`] are built on the same machinery: a source registered with the
+//! reactor, readiness recorded by the reactor, the syscall done by the task.
+
+mod async_fd;
+pub(crate) mod poll_evented;
+#[macro_use]
+mod stream;
+
+pub use crate::readiness::{Interest, Ready};
+pub use async_fd::{AsyncFd, AsyncFdReadyGuard, TryIoError};

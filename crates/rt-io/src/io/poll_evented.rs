@@ -1,0 +1,123 @@
+//! [`PollEvented`]: a mio source plus its registration, deregistered on drop.
+
+use std::io::{self, Read, Write};
+use std::task::{ready, Context, Poll};
+
+use crate::handle::Handle;
+use crate::readiness::Interest;
+use crate::registration::Registration;
+use crate::scheduled_io::Direction;
+
+/// A mio source registered with the current reactor.
+#[derive(Debug)]
+pub(crate) struct PollEvented<E: mio::event::Source> {
+    /// `None` only during `into_inner` and `drop`.
+    io: Option<E>,
+    registration: Registration,
+}
+
+impl<E: mio::event::Source> PollEvented<E> {
+    /// Registers `io` for reading and writing with the thread's current reactor.
+    ///
+    /// # Panics
+    ///
+    /// Outside an rt runtime (see [`Handle::current`]).
+    #[track_caller]
+    pub(crate) fn new(io: E) -> io::Result<PollEvented<E>> {
+        PollEvented::with_interest(io, Interest::READABLE | Interest::WRITABLE)
+    }
+
+    /// Registers `io` for `interest` with the thread's current reactor.
+    #[track_caller]
+    pub(crate) fn with_interest(mut io: E, interest: Interest) -> io::Result<PollEvented<E>> {
+        let handle = Handle::current();
+        let registration = Registration::new(&mut io, interest, handle)?;
+        Ok(PollEvented {
+            io: Some(io),
+            registration,
+        })
+    }
+
+    pub(crate) fn registration(&self) -> &Registration {
+        &self.registration
+    }
+
+    pub(crate) fn get_ref(&self) -> &E {
+        self.io.as_ref().expect("PollEvented without its source")
+    }
+
+    /// Deregisters the source and returns it.
+    pub(crate) fn into_inner(mut self) -> io::Result<E> {
+        let mut io = self.io.take().expect("PollEvented without its source");
+        self.registration.deregister(&mut io)?;
+        Ok(io)
+    }
+
+    /// Reads through the reader slot: the `AsyncRead` path.
+    ///
+    /// A read that returns less than `buf.len()` has drained the socket's receive queue (epoll
+    /// semantics), so the readiness is cleared at once, as tokio does: the next read waits for
+    /// the next edge instead of paying for a syscall that would return `WouldBlock`.
+    pub(crate) fn poll_read<'a>(
+        &'a self,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>>
+    where
+        &'a E: Read,
+    {
+        let mut io = self.get_ref();
+        loop {
+            let ev = ready!(self.registration.poll_ready(cx, Direction::Read))?;
+            match io.read(buf) {
+                Ok(n) => {
+                    if n > 0 && n < buf.len() {
+                        self.registration.clear_readiness(ev);
+                    }
+                    return Poll::Ready(Ok(n));
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.registration.clear_readiness(ev)
+                }
+                Err(e) => return Poll::Ready(Err(e)),
+            }
+        }
+    }
+
+    /// Writes through the writer slot: the `AsyncWrite` path. A short write means the send
+    /// buffer is full, so the readiness is cleared at once (see [`PollEvented::poll_read`]).
+    pub(crate) fn poll_write<'a>(
+        &'a self,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>>
+    where
+        &'a E: Write,
+    {
+        let mut io = self.get_ref();
+        loop {
+            let ev = ready!(self.registration.poll_ready(cx, Direction::Write))?;
+            match io.write(buf) {
+                Ok(n) => {
+                    if n > 0 && n < buf.len() {
+                        self.registration.clear_readiness(ev);
+                    }
+                    return Poll::Ready(Ok(n));
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.registration.clear_readiness(ev)
+                }
+                Err(e) => return Poll::Ready(Err(e)),
+            }
+        }
+    }
+}
+
+impl<E: mio::event::Source> Drop for PollEvented<E> {
+    fn drop(&mut self) {
+        if let Some(mut io) = self.io.take() {
+            // Fails only if the reactor is gone; closing the fd removes it from epoll anyway.
+            let _ = self.registration.deregister(&mut io);
+        }
+    }
+}

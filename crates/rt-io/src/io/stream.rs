@@ -1,0 +1,117 @@
+//! The byte-stream methods every stream type shares (`TcpStream`, `UnixStream` and the halves),
+//! written once as two macros over a type's way of reaching its underlying stream.
+//!
+//! `impl_stream_read!([generics] Type, s => expr)` gives `Type` the inherent async `read` and
+//! `read_exact` and implements `futures_io::AsyncRead`; `impl_stream_write!` gives `write`,
+//! `write_all`, `flush`, `shutdown` and `futures_io::AsyncWrite`. `expr` names, in terms of
+//! `s: &Type`, a stream with the crate-private `poll_read_priv` / `poll_write_priv` /
+//! `shutdown_write_priv` methods.
+
+macro_rules! impl_stream_read {
+    ([$($gen:tt)*] $ty:ty, $s:ident => $stream:expr) => {
+        impl<$($gen)*> $ty {
+            /// Reads into `buf`, waiting until some data is available. Returns the number of bytes
+            /// read; 0 means the peer closed its write side (or `buf` is empty).
+            pub async fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                let $s = &*self;
+                let stream = $stream;
+                std::future::poll_fn(|cx| stream.poll_read_priv(cx, buf)).await
+            }
+
+            /// Reads exactly `buf.len()` bytes. Fails with `UnexpectedEof` if the stream ends first.
+            pub async fn read_exact(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                let $s = &*self;
+                let stream = $stream;
+                let mut filled = 0;
+                while filled < buf.len() {
+                    let n = std::future::poll_fn(|cx| stream.poll_read_priv(cx, &mut buf[filled..]))
+                        .await?;
+                    if n == 0 {
+                        return Err(std::io::ErrorKind::UnexpectedEof.into());
+                    }
+                    filled += n;
+                }
+                Ok(filled)
+            }
+        }
+
+        impl<$($gen)*> futures_io::AsyncRead for $ty {
+            fn poll_read(
+                self: std::pin::Pin<&mut Self>,
+                cx: &mut std::task::Context<'_>,
+                buf: &mut [u8],
+            ) -> std::task::Poll<std::io::Result<usize>> {
+                let $s = &*self;
+                $stream.poll_read_priv(cx, buf)
+            }
+        }
+    };
+}
+
+macro_rules! impl_stream_write {
+    ([$($gen:tt)*] $ty:ty, $s:ident => $stream:expr) => {
+        impl<$($gen)*> $ty {
+            /// Writes some of `buf`, waiting until the socket accepts data. Returns the number of
+            /// bytes written.
+            pub async fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                let $s = &*self;
+                let stream = $stream;
+                std::future::poll_fn(|cx| stream.poll_write_priv(cx, buf)).await
+            }
+
+            /// Writes all of `buf`.
+            pub async fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+                let $s = &*self;
+                let stream = $stream;
+                let mut done = 0;
+                while done < buf.len() {
+                    let n = std::future::poll_fn(|cx| stream.poll_write_priv(cx, &buf[done..]))
+                        .await?;
+                    if n == 0 {
+                        return Err(std::io::ErrorKind::WriteZero.into());
+                    }
+                    done += n;
+                }
+                Ok(())
+            }
+
+            /// Flushes: a no-op, writes go straight to the socket.
+            pub async fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+
+            /// Shuts down the write side: the peer reads end-of-stream once it has read
+            /// everything written before.
+            pub async fn shutdown(&mut self) -> std::io::Result<()> {
+                let $s = &*self;
+                $stream.shutdown_write_priv()
+            }
+        }
+
+        impl<$($gen)*> futures_io::AsyncWrite for $ty {
+            fn poll_write(
+                self: std::pin::Pin<&mut Self>,
+                cx: &mut std::task::Context<'_>,
+                buf: &[u8],
+            ) -> std::task::Poll<std::io::Result<usize>> {
+                let $s = &*self;
+                $stream.poll_write_priv(cx, buf)
+            }
+
+            fn poll_flush(
+                self: std::pin::Pin<&mut Self>,
+                _cx: &mut std::task::Context<'_>,
+            ) -> std::task::Poll<std::io::Result<()>> {
+                std::task::Poll::Ready(Ok(()))
+            }
+
+            fn poll_close(
+                self: std::pin::Pin<&mut Self>,
+                _cx: &mut std::task::Context<'_>,
+            ) -> std::task::Poll<std::io::Result<()>> {
+                let $s = &*self;
+                std::task::Poll::Ready($stream.shutdown_write_priv())
+            }
+        }
+    };
+}

@@ -1,0 +1,219 @@
+//! The socket calls neither std nor mio offers (creating an unconnected TCP socket, `SO_REUSEPORT`,
+//! `SO_LINGER`), through libc, with the `sockaddr` conversions they need.
+
+use std::io;
+use std::mem;
+use std::net::{SocketAddr, SocketAddrV4, SocketAddrV6};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::time::Duration;
+
+/// Turns a libc return value of -1 into the thread's `errno`.
+fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
+    if r == -1 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(r)
+    }
+}
+
+/// A new non-blocking, close-on-exec TCP socket of `domain` (`AF_INET` or `AF_INET6`).
+pub(crate) fn tcp_socket(domain: libc::c_int) -> io::Result<OwnedFd> {
+    let ty = libc::SOCK_STREAM | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC;
+    // SAFETY: `socket` takes no pointers; any argument values are sound.
+    let fd = cvt(unsafe { libc::socket(domain, ty, 0) })?;
+    // SAFETY: `fd` was just returned by `socket` and is owned by nobody else.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// Sets an `int` socket option.
+pub(crate) fn set_int_opt(
+    fd: &impl AsRawFd,
+    level: libc::c_int,
+    name: libc::c_int,
+    value: libc::c_int,
+) -> io::Result<()> {
+    // SAFETY: the pointer and length describe `value`, a live `c_int`, for the whole call.
+    cvt(unsafe {
+        libc::setsockopt(
+            fd.as_raw_fd(),
+            level,
+            name,
+            (&value as *const libc::c_int).cast(),
+            mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    })?;
+    Ok(())
+}
+
+/// Reads an `int` socket option.
+pub(crate) fn int_opt(
+    fd: &impl AsRawFd,
+    level: libc::c_int,
+    name: libc::c_int,
+) -> io::Result<libc::c_int> {
+    let mut value: libc::c_int = 0;
+    let mut len = mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: the pointers describe `value` and `len`, both live for the whole call.
+    cvt(unsafe {
+        libc::getsockopt(
+            fd.as_raw_fd(),
+            level,
+            name,
+            (&mut value as *mut libc::c_int).cast(),
+            &mut len,
+        )
+    })?;
+    Ok(value)
+}
+
+/// Sets `SO_LINGER`: `Some(d)` makes `close` wait up to `d` for unsent data (`Some(0)` resets the
+/// connection instead), `None` restores the default background close.
+pub(crate) fn set_linger(fd: &impl AsRawFd, linger: Option<Duration>) -> io::Result<()> {
+    let value = libc::linger {
+        l_onoff: linger.is_some() as libc::c_int,
+        l_linger: linger.map_or(0, |d| {
+            d.as_secs().min(libc::c_int::MAX as u64) as libc::c_int
+        }),
+    };
+    // SAFETY: the pointer and length describe `value`, a live `linger`, for the whole call.
+    cvt(unsafe {
+        libc::setsockopt(
+            fd.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_LINGER,
+            (&value as *const libc::linger).cast(),
+            mem::size_of::<libc::linger>() as libc::socklen_t,
+        )
+    })?;
+    Ok(())
+}
+
+/// `addr` as a `sockaddr_storage` and the length of the part in use.
+fn to_raw(addr: &SocketAddr) -> (libc::sockaddr_storage, libc::socklen_t) {
+    // SAFETY: `sockaddr_storage` is plain old data; all-zero is a valid (unspecified) value.
+    let mut storage: libc::sockaddr_storage = unsafe { mem::zeroed() };
+    let len = match addr {
+        SocketAddr::V4(a) => {
+            let sin = libc::sockaddr_in {
+                sin_family: libc::AF_INET as libc::sa_family_t,
+                sin_port: a.port().to_be(),
+                sin_addr: libc::in_addr {
+                    s_addr: u32::from_ne_bytes(a.ip().octets()),
+                },
+                sin_zero: [0; 8],
+            };
+            // SAFETY: `sockaddr_storage` is larger than and aligned for every sockaddr type.
+            unsafe {
+                (&mut storage as *mut libc::sockaddr_storage)
+                    .cast::<libc::sockaddr_in>()
+                    .write(sin)
+            };
+            mem::size_of::<libc::sockaddr_in>()
+        }
+        SocketAddr::V6(a) => {
+            let sin6 = libc::sockaddr_in6 {
+                sin6_family: libc::AF_INET6 as libc::sa_family_t,
+                sin6_port: a.port().to_be(),
+                sin6_flowinfo: a.flowinfo(),
+                sin6_addr: libc::in6_addr {
+                    s6_addr: a.ip().octets(),
+                },
+                sin6_scope_id: a.scope_id(),
+            };
+            // SAFETY: as above.
+            unsafe {
+                (&mut storage as *mut libc::sockaddr_storage)
+                    .cast::<libc::sockaddr_in6>()
+                    .write(sin6)
+            };
+            mem::size_of::<libc::sockaddr_in6>()
+        }
+    };
+    (storage, len as libc::socklen_t)
+}
+
+/// The inverse of [`to_raw`].
+fn from_raw(storage: &libc::sockaddr_storage) -> io::Result<SocketAddr> {
+    match storage.ss_family as libc::c_int {
+        libc::AF_INET => {
+            // SAFETY: the family says the storage holds a `sockaddr_in`; storage is aligned for it.
+            let sin =
+                unsafe { &*(storage as *const libc::sockaddr_storage).cast::<libc::sockaddr_in>() };
+            Ok(SocketAddr::V4(SocketAddrV4::new(
+                sin.sin_addr.s_addr.to_ne_bytes().into(),
+                u16::from_be(sin.sin_port),
+            )))
+        }
+        libc::AF_INET6 => {
+            // SAFETY: the family says the storage holds a `sockaddr_in6`; storage is aligned for it.
+            let sin6 = unsafe {
+                &*(storage as *const libc::sockaddr_storage).cast::<libc::sockaddr_in6>()
+            };
+            Ok(SocketAddr::V6(SocketAddrV6::new(
+                sin6.sin6_addr.s6_addr.into(),
+                u16::from_be(sin6.sin6_port),
+                sin6.sin6_flowinfo,
+                sin6.sin6_scope_id,
+            )))
+        }
+        _ => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not an IP socket address",
+        )),
+    }
+}
+
+/// `bind(2)`.
+pub(crate) fn bind(fd: &impl AsRawFd, addr: &SocketAddr) -> io::Result<()> {
+    let (storage, len) = to_raw(addr);
+    // SAFETY: `storage` holds a valid sockaddr of `len` bytes, live for the whole call.
+    cvt(unsafe {
+        libc::bind(
+            fd.as_raw_fd(),
+            (&storage as *const libc::sockaddr_storage).cast(),
+            len,
+        )
+    })?;
+    Ok(())
+}
+
+/// `connect(2)` on a non-blocking socket: `Ok` also when the connection is in progress.
+pub(crate) fn connect(fd: &impl AsRawFd, addr: &SocketAddr) -> io::Result<()> {
+    let (storage, len) = to_raw(addr);
+    // SAFETY: `storage` holds a valid sockaddr of `len` bytes, live for the whole call.
+    let r = unsafe {
+        libc::connect(
+            fd.as_raw_fd(),
+            (&storage as *const libc::sockaddr_storage).cast(),
+            len,
+        )
+    };
+    match cvt(r) {
+        Err(e) if e.raw_os_error() == Some(libc::EINPROGRESS) => Ok(()),
+        r => r.map(drop),
+    }
+}
+
+/// `listen(2)`.
+pub(crate) fn listen(fd: &impl AsRawFd, backlog: u32) -> io::Result<()> {
+    let backlog = backlog.min(libc::c_int::MAX as u32) as libc::c_int;
+    // SAFETY: `listen` takes no pointers.
+    cvt(unsafe { libc::listen(fd.as_raw_fd(), backlog) })?;
+    Ok(())
+}
+
+/// `getsockname(2)`.
+pub(crate) fn local_addr(fd: &impl AsRawFd) -> io::Result<SocketAddr> {
+    // SAFETY: all-zero is a valid `sockaddr_storage`.
+    let mut storage: libc::sockaddr_storage = unsafe { mem::zeroed() };
+    let mut len = mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t;
+    // SAFETY: the pointers describe `storage` and `len`, both live for the whole call.
+    cvt(unsafe {
+        libc::getsockname(
+            fd.as_raw_fd(),
+            (&mut storage as *mut libc::sockaddr_storage).cast(),
+            &mut len,
+        )
+    })?;
+    from_raw(&storage)
+}

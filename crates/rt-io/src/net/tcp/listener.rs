@@ -1,0 +1,66 @@
+//! [`TcpListener`].
+
+use std::io;
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::os::fd::{AsRawFd, RawFd};
+
+use crate::io::poll_evented::PollEvented;
+use crate::io::Interest;
+use crate::net::addr;
+use crate::net::tcp::TcpStream;
+
+/// A TCP socket listening for connections.
+#[derive(Debug)]
+pub struct TcpListener {
+    io: PollEvented<mio::net::TcpListener>,
+}
+
+impl TcpListener {
+    /// Binds to `addr` (the first of its addresses that works), with `SO_REUSEADDR` and a backlog
+    /// of 1024.
+    pub async fn bind(addr: impl ToSocketAddrs) -> io::Result<TcpListener> {
+        let addrs = addr::resolve(addr)?;
+        addr::first_ok(addrs, |a| async move {
+            TcpListener::from_mio(mio::net::TcpListener::bind(a)?)
+        })
+        .await
+    }
+
+    pub(crate) fn from_mio(l: mio::net::TcpListener) -> io::Result<TcpListener> {
+        Ok(TcpListener {
+            io: PollEvented::with_interest(l, Interest::READABLE)?,
+        })
+    }
+
+    /// Wraps a std listener (made non-blocking here).
+    pub fn from_std(listener: std::net::TcpListener) -> io::Result<TcpListener> {
+        listener.set_nonblocking(true)?;
+        TcpListener::from_mio(mio::net::TcpListener::from_std(listener))
+    }
+
+    /// Waits for the next connection.
+    ///
+    /// An error from `accept(2)` — `EMFILE` when the process is out of file descriptors, say — is
+    /// returned as is and the listener stays usable: the pending connections stay queued, and the
+    /// next `accept` tries again at once.
+    pub async fn accept(&self) -> io::Result<(TcpStream, SocketAddr)> {
+        let l = self.io.get_ref();
+        let (stream, peer) = self
+            .io
+            .registration()
+            .async_io(Interest::READABLE, || l.accept())
+            .await?;
+        Ok((TcpStream::from_mio(stream)?, peer))
+    }
+
+    /// The address the listener is bound to.
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.io.get_ref().local_addr()
+    }
+}
+
+impl AsRawFd for TcpListener {
+    fn as_raw_fd(&self) -> RawFd {
+        self.io.get_ref().as_raw_fd()
+    }
+}

@@ -1,0 +1,181 @@
+//! [`TcpStream`].
+
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, SocketAddr, ToSocketAddrs};
+use std::os::fd::{AsRawFd, RawFd};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use rt_core::sync::Arc;
+
+use crate::io::poll_evented::PollEvented;
+use crate::io::{Interest, Ready};
+use crate::net::tcp::split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
+use crate::net::{addr, raw_socket};
+
+/// A TCP connection.
+///
+/// Reads and writes have inherent async methods (`read`, `read_exact`, `write`, `write_all`,
+/// `flush`, `shutdown`) and `futures_io::AsyncRead`/`AsyncWrite`; [`TcpStream::split`] and
+/// [`TcpStream::into_split`] give halves that two tasks may use at once.
+#[derive(Debug)]
+pub struct TcpStream {
+    io: PollEvented<mio::net::TcpStream>,
+}
+
+impl TcpStream {
+    /// Connects to `addr`, trying each of its addresses in turn.
+    pub async fn connect(addr: impl ToSocketAddrs) -> io::Result<TcpStream> {
+        let addrs = addr::resolve(addr)?;
+        addr::first_ok(addrs, |a| async move {
+            TcpStream::connected(mio::net::TcpStream::connect(a)?).await
+        })
+        .await
+    }
+
+    /// Registers a socket whose non-blocking `connect` was issued and waits for the outcome.
+    pub(crate) async fn connected(sys: mio::net::TcpStream) -> io::Result<TcpStream> {
+        let stream = TcpStream::from_mio(sys)?;
+        let reg = stream.io.registration();
+        loop {
+            let ev = reg.ready(Interest::WRITABLE).await?;
+            let sys = stream.io.get_ref();
+            if let Some(e) = sys.take_error()? {
+                return Err(e);
+            }
+            match sys.peer_addr() {
+                Ok(_) => return Ok(stream),
+                // Woken before the handshake finished: wait for the next event.
+                Err(e) if e.kind() == io::ErrorKind::NotConnected => reg.clear_readiness(ev),
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    pub(crate) fn from_mio(sys: mio::net::TcpStream) -> io::Result<TcpStream> {
+        Ok(TcpStream {
+            io: PollEvented::new(sys)?,
+        })
+    }
+
+    /// Wraps a connected std stream (made non-blocking here).
+    pub fn from_std(stream: std::net::TcpStream) -> io::Result<TcpStream> {
+        stream.set_nonblocking(true)?;
+        TcpStream::from_mio(mio::net::TcpStream::from_std(stream))
+    }
+
+    /// Deregisters the stream and returns it as a std stream (still non-blocking).
+    pub fn into_std(self) -> io::Result<std::net::TcpStream> {
+        Ok(self.io.into_inner()?.into())
+    }
+
+    /// The remote address.
+    pub fn peer_addr(&self) -> io::Result<SocketAddr> {
+        self.io.get_ref().peer_addr()
+    }
+
+    /// The local address.
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.io.get_ref().local_addr()
+    }
+
+    /// Sets `TCP_NODELAY` (disables Nagle's algorithm when `true`).
+    pub fn set_nodelay(&self, nodelay: bool) -> io::Result<()> {
+        self.io.get_ref().set_nodelay(nodelay)
+    }
+
+    /// Whether `TCP_NODELAY` is set.
+    pub fn nodelay(&self) -> io::Result<bool> {
+        self.io.get_ref().nodelay()
+    }
+
+    /// Sets `SO_LINGER`. `Some(Duration::ZERO)` makes dropping the stream reset the connection.
+    pub fn set_linger(&self, linger: Option<Duration>) -> io::Result<()> {
+        raw_socket::set_linger(self, linger)
+    }
+
+    /// Reads into `buf` without removing the data from the socket, waiting until there is some.
+    pub async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
+        let sys = self.io.get_ref();
+        self.io
+            .registration()
+            .async_io(Interest::READABLE, || sys.peek(buf))
+            .await
+    }
+
+    /// Waits until the stream is ready for any of `interest`, and says what it is ready for.
+    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
+        Ok(self.io.registration().ready(interest).await?.ready)
+    }
+
+    /// Waits until a read may not block (then use [`TcpStream::try_read`]).
+    pub async fn readable(&self) -> io::Result<()> {
+        self.ready(Interest::READABLE).await.map(drop)
+    }
+
+    /// Waits until a write may not block (then use [`TcpStream::try_write`]).
+    pub async fn writable(&self) -> io::Result<()> {
+        self.ready(Interest::WRITABLE).await.map(drop)
+    }
+
+    /// Reads without waiting: `WouldBlock` when no data is known to be available.
+    pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        let mut sys = self.io.get_ref();
+        self.io
+            .registration()
+            .try_io(Interest::READABLE, || sys.read(buf))
+    }
+
+    /// Writes without waiting: `WouldBlock` when the socket is not known to be writable.
+    pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
+        let mut sys = self.io.get_ref();
+        self.io
+            .registration()
+            .try_io(Interest::WRITABLE, || sys.write(buf))
+    }
+
+    /// Borrowed halves, usable from two tasks at once (e.g. under a scoped join).
+    pub fn split(&mut self) -> (ReadHalf<'_>, WriteHalf<'_>) {
+        split::borrowed(self)
+    }
+
+    /// Owned halves, each movable to its own task. Dropping the write half shuts the write side.
+    pub fn into_split(self) -> (OwnedReadHalf, OwnedWriteHalf) {
+        split::owned(Arc::new(self))
+    }
+
+    pub(crate) fn poll_read_priv(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_read(cx, buf)
+    }
+
+    pub(crate) fn poll_write_priv(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_write(cx, buf)
+    }
+
+    pub(crate) fn shutdown_write_priv(&self) -> io::Result<()> {
+        match self.io.get_ref().shutdown(Shutdown::Write) {
+            // Already shut down, or the peer is gone: nothing left to shut.
+            Err(e) if e.kind() == io::ErrorKind::NotConnected => Ok(()),
+            r => r,
+        }
+    }
+}
+
+use crate::net::tcp::split;
+
+impl_stream_read!([] TcpStream, s => s);
+impl_stream_write!([] TcpStream, s => s);
+
+impl AsRawFd for TcpStream {
+    fn as_raw_fd(&self) -> RawFd {
+        self.io.get_ref().as_raw_fd()
+    }
+}

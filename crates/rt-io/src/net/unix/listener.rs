@@ -1,0 +1,57 @@
+//! [`UnixListener`].
+
+use std::io;
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::net::SocketAddr;
+use std::path::Path;
+
+use crate::io::poll_evented::PollEvented;
+use crate::io::Interest;
+use crate::net::unix::UnixStream;
+
+/// A Unix-domain socket listening for connections.
+#[derive(Debug)]
+pub struct UnixListener {
+    io: PollEvented<mio::net::UnixListener>,
+}
+
+impl UnixListener {
+    /// Binds to the socket file `path` (which must not exist).
+    pub fn bind(path: impl AsRef<Path>) -> io::Result<UnixListener> {
+        UnixListener::from_mio(mio::net::UnixListener::bind(path)?)
+    }
+
+    fn from_mio(sys: mio::net::UnixListener) -> io::Result<UnixListener> {
+        Ok(UnixListener {
+            io: PollEvented::with_interest(sys, Interest::READABLE)?,
+        })
+    }
+
+    /// Wraps a std listener (made non-blocking here).
+    pub fn from_std(listener: std::os::unix::net::UnixListener) -> io::Result<UnixListener> {
+        listener.set_nonblocking(true)?;
+        UnixListener::from_mio(mio::net::UnixListener::from_std(listener))
+    }
+
+    /// Waits for the next connection. Errors leave the listener usable (see `TcpListener::accept`).
+    pub async fn accept(&self) -> io::Result<(UnixStream, SocketAddr)> {
+        let sys = self.io.get_ref();
+        let (stream, peer) = self
+            .io
+            .registration()
+            .async_io(Interest::READABLE, || sys.accept())
+            .await?;
+        Ok((UnixStream::from_mio(stream)?, peer))
+    }
+
+    /// The address the listener is bound to.
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.io.get_ref().local_addr()
+    }
+}
+
+impl AsRawFd for UnixListener {
+    fn as_raw_fd(&self) -> RawFd {
+        self.io.get_ref().as_raw_fd()
+    }
+}

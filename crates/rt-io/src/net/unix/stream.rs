@@ -1,0 +1,126 @@
+//! [`UnixStream`].
+
+use std::io::{self, Read, Write};
+use std::net::Shutdown;
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::net::SocketAddr;
+use std::path::Path;
+use std::task::{Context, Poll};
+
+use crate::io::poll_evented::PollEvented;
+use crate::io::{Interest, Ready};
+
+/// A Unix-domain stream connection, with the same read/write methods as `TcpStream`.
+#[derive(Debug)]
+pub struct UnixStream {
+    io: PollEvented<mio::net::UnixStream>,
+}
+
+impl UnixStream {
+    /// Connects to the socket file `path`.
+    pub async fn connect(path: impl AsRef<Path>) -> io::Result<UnixStream> {
+        let stream = UnixStream::from_mio(mio::net::UnixStream::connect(path)?)?;
+        let reg = stream.io.registration();
+        reg.ready(Interest::WRITABLE).await?;
+        if let Some(e) = stream.io.get_ref().take_error()? {
+            return Err(e);
+        }
+        Ok(stream)
+    }
+
+    /// A connected pair of streams.
+    pub fn pair() -> io::Result<(UnixStream, UnixStream)> {
+        let (a, b) = mio::net::UnixStream::pair()?;
+        Ok((UnixStream::from_mio(a)?, UnixStream::from_mio(b)?))
+    }
+
+    pub(crate) fn from_mio(sys: mio::net::UnixStream) -> io::Result<UnixStream> {
+        Ok(UnixStream {
+            io: PollEvented::new(sys)?,
+        })
+    }
+
+    /// Wraps a connected std stream (made non-blocking here).
+    pub fn from_std(stream: std::os::unix::net::UnixStream) -> io::Result<UnixStream> {
+        stream.set_nonblocking(true)?;
+        UnixStream::from_mio(mio::net::UnixStream::from_std(stream))
+    }
+
+    /// Deregisters the stream and returns it as a std stream (still non-blocking).
+    pub fn into_std(self) -> io::Result<std::os::unix::net::UnixStream> {
+        Ok(self.io.into_inner()?.into())
+    }
+
+    /// The local address.
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.io.get_ref().local_addr()
+    }
+
+    /// The remote address.
+    pub fn peer_addr(&self) -> io::Result<SocketAddr> {
+        self.io.get_ref().peer_addr()
+    }
+
+    /// Waits until the stream is ready for any of `interest`, and says what it is ready for.
+    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
+        Ok(self.io.registration().ready(interest).await?.ready)
+    }
+
+    /// Waits until a read may not block.
+    pub async fn readable(&self) -> io::Result<()> {
+        self.ready(Interest::READABLE).await.map(drop)
+    }
+
+    /// Waits until a write may not block.
+    pub async fn writable(&self) -> io::Result<()> {
+        self.ready(Interest::WRITABLE).await.map(drop)
+    }
+
+    /// Reads without waiting: `WouldBlock` when no data is known to be available.
+    pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        let mut sys = self.io.get_ref();
+        self.io
+            .registration()
+            .try_io(Interest::READABLE, || sys.read(buf))
+    }
+
+    /// Writes without waiting: `WouldBlock` when the socket is not known to be writable.
+    pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
+        let mut sys = self.io.get_ref();
+        self.io
+            .registration()
+            .try_io(Interest::WRITABLE, || sys.write(buf))
+    }
+
+    pub(crate) fn poll_read_priv(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_read(cx, buf)
+    }
+
+    pub(crate) fn poll_write_priv(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_write(cx, buf)
+    }
+
+    pub(crate) fn shutdown_write_priv(&self) -> io::Result<()> {
+        match self.io.get_ref().shutdown(Shutdown::Write) {
+            Err(e) if e.kind() == io::ErrorKind::NotConnected => Ok(()),
+            r => r,
+        }
+    }
+}
+
+impl_stream_read!([] UnixStream, s => s);
+impl_stream_write!([] UnixStream, s => s);
+
+impl AsRawFd for UnixStream {
+    fn as_raw_fd(&self) -> RawFd {
+        self.io.get_ref().as_raw_fd()
+    }
+}

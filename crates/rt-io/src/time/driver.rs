@@ -1,0 +1,555 @@
+//! The time driver: the wheel under one lock, the clock, and the reactor's wake-up for timers.
+//!
+//! Threads and who does what:
+//! - Worker threads create and poll [`Sleep`]s. On first poll a sleep inserts its entry
+//!   ([`TimeHandle::insert`]); dropping or resetting an unfired sleep removes it
+//!   ([`TimeHandle::remove`]). Both take the lock for an O(1) wheel operation.
+//! - The reactor thread calls [`TimeDriver::process`] after every poll: it hands due entries out of
+//!   the wheel in batches of [`BATCH`] under the lock and fires them (calls their wakers) with the
+//!   lock released, so workers inserting new timers wait at most one short batch.
+//!
+//! Clock. Time is counted in ticks of `2^TICK_SHIFT` ns (4.096 µs) since the driver started. A
+//! deadline rounds up to its tick and "now" rounds down, so a timer never fires before its
+//! deadline, and fires at most one tick plus the wake-up latency late.
+//!
+//! Waking the reactor at the right time. epoll's timeout has millisecond granularity (and mio
+//! rounds it up), which would make every sleep up to a millisecond late. So the driver arms a
+//! `timerfd` (see `timerfd.rs`) and [`TimeDriver::next_timeout`] returns `None`: the reactor
+//! blocks until IO or the timerfd wakes it. The invariant, kept under the lock, is that `armed`,
+//! the tick the timerfd is armed for, is at or before every deadline in the wheel:
+//! - An insert whose deadline is earlier than `armed` (or with nothing armed) re-arms the timerfd
+//!   for exactly that deadline, on whichever thread inserts, while it holds the lock. The kernel
+//!   then wakes the reactor's `epoll_wait` at the new deadline, so an insert never has to wake the
+//!   reactor thread, and the common insert (a deadline later than the armed one) costs no syscall
+//!   at all. Arming under the lock orders concurrent arms: the last one is for the earliest
+//!   deadline.
+//! - After firing, `process` arms for the wheel's next deadline: the earliest occupied slot's
+//!   start, which is at or before every deadline in it (for a higher level, the moment its timers
+//!   cascade down).
+//! - A removal leaves `armed` alone: at worst the reactor wakes once for nothing.
+//!
+//! Should the timerfd be unavailable (creation or arming fails), the driver falls back to epoll's
+//! timeout: `next_timeout` returns the time to the next deadline and an insert of an earlier
+//! deadline calls `unpark` to make the reactor recompute it. Timers then fire up to a millisecond
+//! late, never early.
+//!
+//! Shutdown. [`TimeDriver::shutdown`] fires every pending timer with the shutdown mark and refuses
+//! new ones. As in tokio, a sleep that is polled after its driver shut down panics with
+//! [`SHUTDOWN_PANIC`]: a runtime being torn down should not run timed logic as though time had
+//! passed.
+//!
+//! [`Sleep`]: super::Sleep
+
+use std::fmt;
+use std::io;
+use std::time::{Duration, Instant};
+
+use rt_core::sync::{Arc, AtomicBool, Mutex, MutexGuard, Ordering};
+
+use super::entry::Entry;
+use super::timerfd::TimerFd;
+use super::wheel::{Key, Wheel};
+
+/// One wheel tick is `2^TICK_SHIFT` ns: 4.096 µs.
+const TICK_SHIFT: u32 = 12;
+
+/// Due entries handed out of the wheel per lock hold in [`TimeDriver::process`].
+const BATCH: usize = 64;
+
+/// The panic message of a timer used after its driver shut down.
+pub(crate) const SHUTDOWN_PANIC: &str = "timer error: the rt runtime's time driver has shut down \
+     (a sleep, timeout or interval was polled after its runtime shut down)";
+
+/// The time driver, owned by the reactor. See the module docs.
+pub(crate) struct TimeDriver {
+    handle: TimeHandle,
+}
+
+/// A reference to the time driver, held by every timer.
+#[derive(Clone)]
+pub(crate) struct TimeHandle {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    /// Tick 0.
+    start: Instant,
+    locked: Mutex<Locked>,
+    /// `None` if it could not be created; then `use_timerfd` is false.
+    timerfd: Option<TimerFd>,
+    /// Whether the timerfd wakes the reactor. Cleared (under the lock) if arming it ever fails.
+    use_timerfd: AtomicBool,
+    /// Wakes the reactor thread (fallback mode only).
+    unpark: std::sync::Arc<dyn Fn() + Send + Sync>,
+}
+
+struct Locked {
+    wheel: Wheel,
+    /// The tick by which the reactor will wake for timers: the timerfd's expiry, or in fallback
+    /// mode the poll timeout last handed out. `None`: no wake-up planned. Invariant: at or before
+    /// every deadline in the wheel.
+    armed: Option<u64>,
+    /// The timerfd expired (or is about to) and its expiration has not been read yet.
+    unread: bool,
+    shutdown: bool,
+}
+
+/// The outcome of [`TimeHandle::insert`].
+#[derive(Debug)]
+pub(crate) enum Insert {
+    /// In the wheel under this key.
+    Registered(Key),
+    /// The deadline has passed: the entry was not stored.
+    Due,
+    /// The driver has shut down: the entry was not stored.
+    Shutdown,
+}
+
+impl TimeDriver {
+    /// Creates the driver. Its timerfd is registered in `registry` under `token`; `unpark` wakes
+    /// the reactor thread (used only when no timerfd is available).
+    pub(crate) fn new(
+        registry: &mio::Registry,
+        token: mio::Token,
+        unpark: std::sync::Arc<dyn Fn() + Send + Sync>,
+    ) -> io::Result<TimeDriver> {
+        TimeDriver::build(registry, token, unpark, true)
+    }
+
+    /// `new`, or with `timerfd: false` the fallback mode (epoll timeouts and unparks).
+    fn build(
+        registry: &mio::Registry,
+        token: mio::Token,
+        unpark: std::sync::Arc<dyn Fn() + Send + Sync>,
+        timerfd: bool,
+    ) -> io::Result<TimeDriver> {
+        let timerfd = if timerfd {
+            TimerFd::new(registry, token).ok()
+        } else {
+            None
+        };
+        Ok(TimeDriver {
+            handle: TimeHandle {
+                inner: Arc::new(Inner {
+                    start: Instant::now(),
+                    locked: Mutex::new(Locked {
+                        wheel: Wheel::new(),
+                        armed: None,
+                        unread: false,
+                        shutdown: false,
+                    }),
+                    use_timerfd: AtomicBool::new(timerfd.is_some()),
+                    timerfd,
+                    unpark,
+                }),
+            },
+        })
+    }
+
+    /// A handle for timers to register with.
+    pub(crate) fn handle(&self) -> TimeHandle {
+        self.handle.clone()
+    }
+
+    /// The longest the reactor may block in poll before timers need it: `None` (forever) when the
+    /// timerfd will wake it, or when no timer is pending.
+    pub(crate) fn next_timeout(&self) -> Option<Duration> {
+        let inner = &*self.handle.inner;
+        if inner.use_timerfd.load(Ordering::Acquire) {
+            return None;
+        }
+        let mut locked = inner.lock();
+        let next = locked.wheel.next_deadline();
+        locked.armed = next;
+        next.map(|tick| {
+            inner
+                .instant_of(tick)
+                .saturating_duration_since(Instant::now())
+        })
+    }
+
+    /// Fires every timer whose deadline has passed, and arms the timerfd for the next one. Called
+    /// by the reactor thread after every poll, inside `rt_core::batch::batch`.
+    pub(crate) fn process(&self) {
+        let inner = &*self.handle.inner;
+        let now = inner.tick_floor(Instant::now());
+        let mut due: Vec<Arc<Entry>> = Vec::new();
+        loop {
+            let more = {
+                let mut locked = inner.lock();
+                if locked.armed.is_some_and(|armed| armed <= now) {
+                    locked.armed = None;
+                    locked.unread = inner.use_timerfd.load(Ordering::Relaxed);
+                }
+                if locked.unread && inner.timerfd.as_ref().is_some_and(TimerFd::drain) {
+                    locked.unread = false;
+                }
+                while due.len() < BATCH {
+                    match locked.wheel.poll(now) {
+                        Some(entry) => due.push(entry),
+                        None => break,
+                    }
+                }
+                let more = due.len() == BATCH;
+                if !more {
+                    if let Some(next) = locked.wheel.next_deadline() {
+                        if locked.armed != Some(next) {
+                            inner.arm(&mut locked, next);
+                        }
+                    }
+                }
+                more
+            };
+            for entry in due.drain(..) {
+                entry.fire(false);
+            }
+            if !more {
+                return;
+            }
+        }
+    }
+
+    /// Fires every pending timer with the shutdown mark; timers registered later panic when
+    /// polled (see the module docs).
+    pub(crate) fn shutdown(&self) {
+        let mut all = Vec::new();
+        {
+            let mut locked = self.handle.inner.lock();
+            locked.shutdown = true;
+            locked.wheel.drain(|entry| all.push(entry));
+        }
+        for entry in all {
+            entry.fire(true);
+        }
+    }
+}
+
+impl TimeHandle {
+    /// The time driver of the thread's current runtime.
+    ///
+    /// # Panics
+    ///
+    /// Outside an rt runtime (with the reactor handle's message).
+    #[track_caller]
+    pub(crate) fn current() -> TimeHandle {
+        crate::Handle::current().time().handle()
+    }
+
+    /// Stores `entry` to fire at `deadline`.
+    pub(crate) fn insert(&self, deadline: Instant, entry: Arc<Entry>) -> Insert {
+        let inner = &*self.inner;
+        let when = inner.tick_ceil(deadline);
+        let unpark = {
+            let mut locked = inner.lock();
+            if locked.shutdown {
+                return Insert::Shutdown;
+            }
+            let key = match locked.wheel.insert(when, entry) {
+                Ok(key) => key,
+                Err(_) => return Insert::Due,
+            };
+            if locked.armed.is_some_and(|armed| armed <= when) {
+                return Insert::Registered(key);
+            }
+            (inner.arm(&mut locked, when), key)
+        };
+        if unpark.0 {
+            (inner.unpark)();
+        }
+        Insert::Registered(unpark.1)
+    }
+
+    /// Removes the entry inserted under `key`, if the wheel still holds it (it does not once it
+    /// has been handed out to fire).
+    pub(crate) fn remove(&self, key: Key, entry: &Arc<Entry>) {
+        self.inner.lock().wheel.remove(key, entry);
+    }
+}
+
+impl Inner {
+    fn lock(&self) -> MutexGuard<'_, Locked> {
+        // A panic under this lock leaves the wheel consistent (no user code runs under it).
+        self.locked.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Plans the reactor's wake-up for `tick`: arms the timerfd, or in fallback mode asks for an
+    /// unpark (returns `true`) so that the reactor recomputes its poll timeout.
+    fn arm(&self, locked: &mut Locked, tick: u64) -> bool {
+        locked.armed = Some(tick);
+        if self.use_timerfd.load(Ordering::Relaxed) {
+            let fd = self
+                .timerfd
+                .as_ref()
+                .expect("use_timerfd implies a timerfd");
+            let after = self
+                .instant_of(tick)
+                .saturating_duration_since(Instant::now());
+            if fd.arm(after).is_ok() {
+                locked.unread = false;
+                return false;
+            }
+            self.use_timerfd.store(false, Ordering::Release);
+        }
+        true
+    }
+
+    /// The first tick at or after `t`.
+    fn tick_ceil(&self, t: Instant) -> u64 {
+        let nanos = t.saturating_duration_since(self.start).as_nanos();
+        let ticks = nanos.div_ceil(1 << TICK_SHIFT);
+        u64::try_from(ticks).unwrap_or(u64::MAX)
+    }
+
+    /// The last tick at or before `t`.
+    fn tick_floor(&self, t: Instant) -> u64 {
+        let nanos = t.saturating_duration_since(self.start).as_nanos();
+        u64::try_from(nanos >> TICK_SHIFT).unwrap_or(u64::MAX)
+    }
+
+    fn instant_of(&self, tick: u64) -> Instant {
+        let nanos = u64::try_from(u128::from(tick) << TICK_SHIFT).unwrap_or(u64::MAX);
+        self.start
+            .checked_add(Duration::from_nanos(nanos))
+            .unwrap_or_else(|| self.start + Duration::from_secs(86400 * 365 * 30))
+    }
+}
+
+impl fmt::Debug for TimeDriver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.handle.fmt(f)
+    }
+}
+
+impl fmt::Debug for TimeHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inner = &*self.inner;
+        let mut d = f.debug_struct("TimeDriver");
+        d.field("start", &inner.start)
+            .field("timerfd", &inner.use_timerfd.load(Ordering::Relaxed));
+        if let Ok(locked) = inner.locked.try_lock() {
+            d.field("timers", &locked.wheel.len())
+                .field("elapsed_ticks", &locked.wheel.elapsed())
+                .field("armed_tick", &locked.armed)
+                .field("shutdown", &locked.shutdown);
+        }
+        d.finish_non_exhaustive()
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use std::sync::mpsc;
+    use std::task::{Wake, Waker};
+    use std::thread::JoinHandle;
+
+    use rt_core::sync::Mutex;
+
+    use super::*;
+    use crate::time::entry::Fired;
+
+    /// Long enough that only a broken driver (a lost wake-up) reaches it.
+    const WATCHDOG: Duration = Duration::from_secs(20);
+
+    /// A reactor of our own: a `mio::Poll` driven on a thread, as `reactor.rs` drives it.
+    struct Harness {
+        driver: Arc<TimeDriver>,
+        waker: std::sync::Arc<mio::Waker>,
+        stop: Arc<AtomicBool>,
+        thread: Option<JoinHandle<()>>,
+    }
+
+    impl Harness {
+        fn start(timerfd: bool) -> Harness {
+            let mut poll = mio::Poll::new().unwrap();
+            let waker =
+                std::sync::Arc::new(mio::Waker::new(poll.registry(), mio::Token(0)).unwrap());
+            let unpark: std::sync::Arc<dyn Fn() + Send + Sync> = {
+                let waker = waker.clone();
+                std::sync::Arc::new(move || waker.wake().unwrap())
+            };
+            let driver = Arc::new(
+                TimeDriver::build(poll.registry(), mio::Token(1), unpark, timerfd).unwrap(),
+            );
+            assert_eq!(
+                driver.handle.inner.use_timerfd.load(Ordering::Relaxed),
+                timerfd
+            );
+            let stop = Arc::new(AtomicBool::new(false));
+            let thread = {
+                let (driver, stop) = (driver.clone(), stop.clone());
+                std::thread::spawn(move || {
+                    let mut events = mio::Events::with_capacity(16);
+                    while !stop.load(Ordering::Acquire) {
+                        poll.poll(&mut events, driver.next_timeout()).unwrap();
+                        rt_core::batch::batch(|| driver.process());
+                    }
+                })
+            };
+            Harness {
+                driver,
+                waker,
+                stop,
+                thread: Some(thread),
+            }
+        }
+    }
+
+    impl Drop for Harness {
+        fn drop(&mut self) {
+            self.stop.store(true, Ordering::Release);
+            self.waker.wake().unwrap();
+            self.thread.take().unwrap().join().unwrap();
+        }
+    }
+
+    /// Sends `(id, when woken)` on each wake.
+    struct Report(usize, Mutex<mpsc::Sender<(usize, Instant)>>);
+
+    impl Wake for Report {
+        fn wake(self: std::sync::Arc<Self>) {
+            let _ = self.1.lock().unwrap().send((self.0, Instant::now()));
+        }
+    }
+
+    fn reporting(id: usize, tx: &mpsc::Sender<(usize, Instant)>) -> Arc<Entry> {
+        let waker = Waker::from(std::sync::Arc::new(Report(id, Mutex::new(tx.clone()))));
+        Arc::new(Entry::new(Some(waker)))
+    }
+
+    fn fires_in_order_never_early(timerfd: bool) {
+        let h = Harness::start(timerfd);
+        let time = h.driver.handle();
+        let (tx, rx) = mpsc::channel();
+        let base = Instant::now();
+        // Inserted latest first, so each insert is the earliest so far and re-arms.
+        let offsets_us = [3000u64, 1500, 700, 200, 50];
+        for (id, us) in offsets_us.iter().enumerate() {
+            let deadline = base + Duration::from_micros(*us);
+            let entry = reporting(id, &tx);
+            assert!(matches!(
+                time.insert(deadline, entry),
+                Insert::Registered(_)
+            ));
+        }
+        let mut order = Vec::new();
+        for _ in 0..offsets_us.len() {
+            let (id, at) = rx.recv_timeout(WATCHDOG).expect("timer fired");
+            assert!(
+                at >= base + Duration::from_micros(offsets_us[id]),
+                "timer {id} early"
+            );
+            order.push(id);
+        }
+        assert_eq!(order, [4, 3, 2, 1, 0], "deadline order");
+    }
+
+    #[test]
+    fn timerfd_fires_in_deadline_order_never_early() {
+        fires_in_order_never_early(true);
+    }
+
+    #[test]
+    fn poll_timeout_fallback_fires_in_deadline_order_never_early() {
+        fires_in_order_never_early(false);
+    }
+
+    #[test]
+    fn earlier_insert_from_another_thread_rearms() {
+        let h = Harness::start(true);
+        let time = h.driver.handle();
+        let (tx, rx) = mpsc::channel();
+        let far = reporting(0, &tx);
+        let Insert::Registered(far_key) =
+            time.insert(Instant::now() + Duration::from_secs(3600), far.clone())
+        else {
+            panic!("registered");
+        };
+        let near_deadline = Instant::now() + Duration::from_micros(300);
+        std::thread::spawn({
+            let (time, tx) = (time.clone(), tx.clone());
+            move || {
+                assert!(matches!(
+                    time.insert(near_deadline, reporting(1, &tx)),
+                    Insert::Registered(_)
+                ))
+            }
+        })
+        .join()
+        .unwrap();
+        let (id, at) = rx.recv_timeout(WATCHDOG).expect("near timer fired");
+        assert_eq!(id, 1);
+        assert!(at >= near_deadline);
+        assert!(
+            far.cancel().is_some(),
+            "the far timer's waker was never taken"
+        );
+        time.remove(far_key, &far);
+    }
+
+    #[test]
+    fn removed_entry_never_fires() {
+        let h = Harness::start(true);
+        let time = h.driver.handle();
+        let (tx, rx) = mpsc::channel();
+        let doomed = reporting(0, &tx);
+        let Insert::Registered(key) =
+            time.insert(Instant::now() + Duration::from_micros(200), doomed.clone())
+        else {
+            panic!("registered");
+        };
+        assert!(doomed.cancel().is_some());
+        time.remove(key, &doomed);
+        let later = Instant::now() + Duration::from_millis(2);
+        assert!(matches!(
+            time.insert(later, reporting(1, &tx)),
+            Insert::Registered(_)
+        ));
+        let (id, _) = rx.recv_timeout(WATCHDOG).expect("later timer fired");
+        assert_eq!(id, 1, "only the kept timer fires");
+        assert_eq!(doomed.fired(), Fired::No);
+        assert_eq!(
+            h.driver.handle.inner.lock().wheel.len(),
+            0,
+            "nothing left in the wheel"
+        );
+    }
+
+    #[test]
+    fn past_deadline_is_due_at_once() {
+        let h = Harness::start(true);
+        let time = h.driver.handle();
+        let entry = Arc::new(Entry::new(None));
+        let past = Instant::now() - Duration::from_millis(1);
+        // Before the wheel advanced past it, a past deadline is stored and fired at the next turn;
+        // once the wheel has advanced, it is reported due. Both complete without waiting.
+        h.driver.process();
+        match time.insert(past, entry.clone()) {
+            Insert::Due => {}
+            other => panic!("expected Due, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn shutdown_fires_pending_and_refuses_new() {
+        let h = Harness::start(true);
+        let time = h.driver.handle();
+        let (tx, rx) = mpsc::channel();
+        let entry = reporting(7, &tx);
+        assert!(matches!(
+            time.insert(Instant::now() + Duration::from_secs(3600), entry.clone()),
+            Insert::Registered(_)
+        ));
+        h.driver.shutdown();
+        assert_eq!(
+            rx.recv_timeout(WATCHDOG).unwrap().0,
+            7,
+            "woken by the shutdown"
+        );
+        assert_eq!(entry.fired(), Fired::Shutdown);
+        let late = Arc::new(Entry::new(None));
+        assert!(matches!(
+            time.insert(Instant::now() + Duration::from_secs(1), late),
+            Insert::Shutdown
+        ));
+    }
+}

@@ -1,0 +1,200 @@
+//! One timer's shared state: the state word and the waker, shared by the [`Sleep`] that owns the
+//! timer (on a worker thread) and the time driver that fires it (on the reactor thread).
+//!
+//! This file owns the layout of the entry state word; nobody else masks its bits.
+//!
+//! ```text
+//!  bit     4          3           2         1          0
+//!      +----------+-----------+--------+---------+-------------+
+//!      | SHUTDOWN | CANCELLED | FIRED  | WAKING  | REGISTERING |
+//!      +----------+-----------+--------+---------+-------------+
+//!        driver     owner       driver   driver    owner
+//! ```
+//!
+//! Each bit has one writer that sets it:
+//! - `REGISTERING` (owner): the owner is writing the waker cell. Set and cleared within one
+//!   [`Entry::register`] call. While it is set the driver does not touch the cell.
+//! - `WAKING` (driver): the driver is taking and calling the waker. Set together with `FIRED`,
+//!   cleared once the wake call has returned. While it is set the owner does not touch the cell.
+//! - `FIRED` (driver): the deadline passed (or the driver shut down). Never cleared: an entry fires
+//!   once. A reset timer gets a fresh entry.
+//! - `CANCELLED` (owner): the owner dropped or reset the timer. Never cleared. Once
+//!   [`Entry::cancel`] has returned the driver never touches the waker again.
+//! - `SHUTDOWN` (driver): set together with `FIRED` when the driver fired the entry because it shut
+//!   down, not because the deadline passed.
+//!
+//! The protocol is `AtomicWaker`'s (futures-rs), extended with cancellation:
+//!
+//! 1. The driver fires with one `fetch_or(FIRED | WAKING)`. If `REGISTERING` or `CANCELLED` was
+//!    set it leaves the cell alone (the owner sees `FIRED` itself, or no longer cares) and clears
+//!    `WAKING`. Otherwise it owns the cell: it takes the waker, calls it, and only then clears
+//!    `WAKING`.
+//! 2. The owner registers with `fetch_or(REGISTERING)`. If `FIRED` was set it does not touch the
+//!    cell and reports the timer as fired. Otherwise it owns the cell until it clears
+//!    `REGISTERING`; if the clearing `fetch_and` shows `FIRED`, the driver fired meanwhile and
+//!    skipped the wake, so the owner reports the timer as fired itself. Either the owner sees
+//!    `FIRED` or the driver sees the new waker: a wake-up is never lost.
+//! 3. The owner cancels with `fetch_or(CANCELLED)`. If `WAKING` was set the driver is inside the
+//!    wake call, and the owner waits until `WAKING` clears. So when `cancel` returns, every wake
+//!    the driver will ever make has already returned: a dropped timer's waker is never called
+//!    after the drop. (The wait lasts one `Waker::wake` call; a waker must not synchronously drop
+//!    the timer it is woken by.)
+//!
+//! The entry itself lives in an `Arc`: one reference held by the owner, one by the wheel while the
+//! entry is linked in it (and by the driver while it fires it). The waker goes with the last one.
+//!
+//! [`Sleep`]: super::Sleep
+
+use std::fmt;
+use std::task::Waker;
+
+use rt_core::sync::{spin_loop, thread, AtomicUsize, Ordering, UnsafeCell};
+
+/// The owner is writing the waker cell.
+const REGISTERING: usize = 1 << 0;
+/// The driver is taking and calling the waker.
+const WAKING: usize = 1 << 1;
+/// The entry fired: the deadline passed or the driver shut down.
+const FIRED: usize = 1 << 2;
+/// The owner gave the entry up.
+const CANCELLED: usize = 1 << 3;
+/// The entry fired because the driver shut down.
+const SHUTDOWN: usize = 1 << 4;
+
+/// The shared state of one registered timer. See the module docs for the protocol.
+pub struct Entry {
+    state: AtomicUsize,
+    /// Written by whoever holds `REGISTERING` (owner) or `WAKING` (driver), per the protocol.
+    waker: UnsafeCell<Option<Waker>>,
+}
+
+// SAFETY: the only non-`Sync` field is the waker cell, and the state protocol gives exactly one
+// thread access to it at a time: the owner while it holds `REGISTERING` (or after `cancel`), the
+// driver while it holds `WAKING`. `Waker` is `Send + Sync`.
+unsafe impl Send for Entry {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for Entry {}
+
+/// What the owner learns from [`Entry::register`] and [`Entry::fired`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[must_use]
+pub enum Fired {
+    /// Not fired yet; the registered waker will be called when it does.
+    No,
+    /// The deadline passed.
+    Elapsed,
+    /// The driver shut down before the deadline.
+    Shutdown,
+}
+
+impl Entry {
+    /// A new entry holding `waker`, not fired.
+    pub fn new(waker: Option<Waker>) -> Entry {
+        Entry {
+            state: AtomicUsize::new(0),
+            waker: UnsafeCell::new(waker),
+        }
+    }
+
+    /// Whether the entry fired, and why. Owner side.
+    pub fn fired(&self) -> Fired {
+        decode(self.state.load(Ordering::Acquire))
+    }
+
+    /// Stores `waker` to be called when the entry fires, unless it already fired. Owner side:
+    /// callers must be the single owner, which `&mut Sleep` guarantees.
+    pub fn register(&self, waker: &Waker) -> Fired {
+        let prev = self.state.fetch_or(REGISTERING, Ordering::Acquire);
+        debug_assert_eq!(
+            prev & (REGISTERING | CANCELLED),
+            0,
+            "one owner, not cancelled"
+        );
+        if prev & FIRED != 0 {
+            // Rule 2: the driver owns or owned the cell; leave it.
+            self.state.fetch_and(!REGISTERING, Ordering::Relaxed);
+            return decode(prev);
+        }
+        // SAFETY: we hold `REGISTERING` and `FIRED` was clear when we took it, so the driver's
+        // `fetch_or` comes after ours and sees `REGISTERING`: it will not touch the cell (rule 1).
+        self.waker.with_mut(|cell| unsafe {
+            match &mut *cell {
+                Some(old) if old.will_wake(waker) => {}
+                slot => *slot = Some(waker.clone()),
+            }
+        });
+        let prev = self.state.fetch_and(!REGISTERING, Ordering::AcqRel);
+        decode(prev)
+    }
+
+    /// Gives the entry up: once this returns, the driver will never call or touch the waker, and
+    /// the waker is returned to the caller. Owner side; called at most once.
+    pub fn cancel(&self) -> Option<Waker> {
+        let mut state = self.state.fetch_or(CANCELLED, Ordering::AcqRel);
+        debug_assert_eq!(
+            state & (REGISTERING | CANCELLED),
+            0,
+            "one owner, one cancel"
+        );
+        // Rule 3: the driver is calling the waker right now; wait for that call to return. Should
+        // the reactor thread be preempted inside the call, yield to it instead of burning its core.
+        let mut spins = 0u32;
+        while state & WAKING != 0 {
+            if spins < 64 {
+                spin_loop();
+                spins += 1;
+            } else {
+                thread::yield_now();
+            }
+            state = self.state.load(Ordering::Acquire);
+        }
+        // SAFETY: `CANCELLED` is set and `WAKING` is clear, so the driver has finished with the
+        // cell (its `fetch_and(!WAKING)` is Release, our load Acquire) and will not take it again
+        // (rule 1: it sees `CANCELLED`).
+        self.waker.with_mut(|cell| unsafe { (*cell).take() })
+    }
+
+    /// Fires the entry: wakes its waker unless the owner is registering (it will see `FIRED`) or
+    /// has cancelled. Driver side; called at most once per entry, with no lock held.
+    pub fn fire(&self, shutdown: bool) {
+        let bits = if shutdown {
+            FIRED | WAKING | SHUTDOWN
+        } else {
+            FIRED | WAKING
+        };
+        let prev = self.state.fetch_or(bits, Ordering::AcqRel);
+        debug_assert_eq!(prev & FIRED, 0, "an entry fires once");
+        if prev & (REGISTERING | CANCELLED) == 0 {
+            // SAFETY: we set `WAKING` while neither `REGISTERING` nor `CANCELLED` was set, so the
+            // owner is not in the cell and will not enter it until we clear `WAKING` (rules 2, 3).
+            let waker = self.waker.with_mut(|cell| unsafe { (*cell).take() });
+            if let Some(waker) = waker {
+                waker.wake();
+            }
+        }
+        self.state.fetch_and(!WAKING, Ordering::Release);
+    }
+}
+
+fn decode(state: usize) -> Fired {
+    if state & SHUTDOWN != 0 {
+        Fired::Shutdown
+    } else if state & FIRED != 0 {
+        Fired::Elapsed
+    } else {
+        Fired::No
+    }
+}
+
+impl fmt::Debug for Entry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = self.state.load(Ordering::Relaxed);
+        f.debug_struct("Entry")
+            .field("registering", &(s & REGISTERING != 0))
+            .field("waking", &(s & WAKING != 0))
+            .field("fired", &(s & FIRED != 0))
+            .field("cancelled", &(s & CANCELLED != 0))
+            .field("shutdown", &(s & SHUTDOWN != 0))
+            .finish()
+    }
+}

@@ -1,0 +1,37 @@
+//! Timers: [`sleep`], [`timeout`], [`interval`], driven by a hierarchical timing wheel on the
+//! reactor thread, with tokio's API.
+//!
+//! Code map, in the order a request travels:
+//! - `sleep.rs`: [`Sleep`], the future; it registers its timer on first poll and removes it on
+//!   drop. `timeout.rs` and `interval.rs` are built on it.
+//! - `entry.rs`: one timer's state word and waker, shared by the sleep (worker thread) and the
+//!   driver (reactor thread); the cancel-versus-fire protocol lives there, and loom checks it.
+//! - `wheel.rs`: the timing wheel, 6 levels of 64 slots over a slab; O(1) insert and remove.
+//! - `driver.rs`: the wheel under a lock, the clock (4.096 µs ticks), and how the reactor is woken
+//!   at the next deadline: a `timerfd` (`timerfd.rs`) armed from whichever thread inserts the
+//!   earliest timer, so that timers fire microseconds, not a millisecond, late.
+//!
+//! [`Instant`] and [`Duration`] are std's, re-exported: an rt deadline is a `std::time::Instant`.
+//!
+//! Architecture invariants:
+//! - A timer never completes before its deadline (`Instant::now() >= deadline` when it does).
+//! - A dropped timer never fires: once `Sleep`'s drop returns, its waker is never called.
+//! - A sleep whose runtime shut down panics when polled (tokio's behaviour); see `driver.rs`.
+
+pub(crate) mod driver;
+#[cfg(loom)]
+#[doc(hidden)]
+pub mod entry;
+#[cfg(not(loom))]
+mod entry;
+pub mod error;
+mod interval;
+mod sleep;
+mod timeout;
+mod timerfd;
+mod wheel;
+
+pub use interval::{interval, interval_at, Interval, MissedTickBehavior};
+pub use sleep::{sleep, sleep_until, Sleep};
+pub use std::time::{Duration, Instant};
+pub use timeout::{timeout, timeout_at, Timeout};

@@ -1,0 +1,221 @@
+//! [`Sleep`], [`sleep`] and [`sleep_until`]: a future that completes at a deadline.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{ready, Context, Poll, Waker};
+use std::time::{Duration, Instant};
+
+use rt_core::sync::Arc;
+
+use super::driver::{Insert, TimeHandle, SHUTDOWN_PANIC};
+use super::entry::{Entry, Fired};
+use super::wheel::Key;
+
+/// Waits until `duration` has elapsed. `Duration::MAX` (or any duration that overflows
+/// `Instant`) waits about 30 years, which is to say forever.
+///
+/// No work is done until the returned future is first polled, and the time starts now, not at
+/// the first poll. Resolution is a few microseconds: the sleep completes at or after its deadline,
+/// usually within tens of microseconds of it on an idle machine.
+///
+/// # Panics
+///
+/// Outside an rt runtime.
+///
+/// ```no_run
+/// # async fn f() {
+/// rt_io::time::sleep(std::time::Duration::from_millis(10)).await;
+/// # }
+/// ```
+#[track_caller]
+pub fn sleep(duration: Duration) -> Sleep {
+    let deadline = Instant::now()
+        .checked_add(duration)
+        .unwrap_or_else(far_future);
+    Sleep::new_in(TimeHandle::current(), deadline)
+}
+
+/// Waits until `deadline`. A deadline in the past completes at the first poll.
+///
+/// # Panics
+///
+/// Outside an rt runtime.
+#[track_caller]
+pub fn sleep_until(deadline: Instant) -> Sleep {
+    Sleep::new_in(TimeHandle::current(), deadline)
+}
+
+/// About 30 years from now: the deadline of a sleep that should never end (as in tokio).
+pub(crate) fn far_future() -> Instant {
+    Instant::now() + Duration::from_secs(86400 * 365 * 30)
+}
+
+/// Future returned by [`sleep`] and [`sleep_until`].
+///
+/// The timer is registered with the runtime's time driver when the sleep is first polled, and
+/// removed when the sleep is dropped or reset: a dropped sleep never fires, and once its drop has
+/// returned its waker is never called. `Sleep` is `Unpin`, so `Pin::new(&mut sleep)` reaches
+/// [`reset`](Sleep::reset) without pinning macros.
+///
+/// # Panics
+///
+/// Polling a sleep whose runtime has shut down panics (as tokio's does).
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct Sleep {
+    deadline: Instant,
+    handle: TimeHandle,
+    state: State,
+}
+
+enum State {
+    /// Not in the wheel: never polled, or reset without a waker to carry over.
+    Idle,
+    /// In the wheel (or handed out of it to fire) under `key`.
+    Registered { entry: Arc<Entry>, key: Key },
+    /// Completed for the current deadline.
+    Elapsed,
+}
+
+impl Sleep {
+    pub(crate) fn new_in(handle: TimeHandle, deadline: Instant) -> Sleep {
+        Sleep {
+            deadline,
+            handle,
+            state: State::Idle,
+        }
+    }
+
+    /// The instant at which the sleep completes.
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    /// Whether the deadline has passed: the sleep completed, or its timer fired and the next poll
+    /// completes it.
+    pub fn is_elapsed(&self) -> bool {
+        match &self.state {
+            State::Idle => false,
+            State::Registered { entry, .. } => entry.fired() == Fired::Elapsed,
+            State::Elapsed => true,
+        }
+    }
+
+    /// Moves the deadline to `deadline`, whether or not the sleep has completed. A task waiting
+    /// on the sleep stays registered: it is woken at the new deadline (at once if it has passed).
+    pub fn reset(self: Pin<&mut Self>, deadline: Instant) {
+        let this = self.get_mut();
+        let waker = this.deregister();
+        this.deadline = deadline;
+        let Some(waker) = waker else { return };
+        if Instant::now() >= deadline {
+            waker.wake();
+            return;
+        }
+        let entry = Arc::new(Entry::new(Some(waker)));
+        match this.handle.insert(deadline, entry.clone()) {
+            Insert::Registered(key) => this.state = State::Registered { entry, key },
+            Insert::Due => wake_carried(&entry),
+            // Stays idle: the next poll reports the shutdown.
+            Insert::Shutdown => wake_carried(&entry),
+        }
+    }
+
+    /// Moves the deadline without keeping the registration: the next poll registers anew. For
+    /// [`Interval`](super::Interval), which resets from inside a poll that returns `Ready`.
+    pub(crate) fn reset_lazy(&mut self, deadline: Instant) {
+        drop(self.deregister());
+        self.deadline = deadline;
+    }
+
+    /// Takes the timer out of the driver (if registered) and returns its waker, if it still held
+    /// one. Leaves the state `Idle`.
+    fn deregister(&mut self) -> Option<Waker> {
+        match std::mem::replace(&mut self.state, State::Idle) {
+            State::Registered { entry, key } => {
+                let waker = entry.cancel();
+                if entry.fired() == Fired::No {
+                    // Still in the wheel, or being handed out: `remove` tells them apart.
+                    self.handle.remove(key, &entry);
+                }
+                waker
+            }
+            State::Idle | State::Elapsed => None,
+        }
+    }
+
+    fn poll_elapsed(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        let fired = match &self.state {
+            State::Elapsed => return Poll::Ready(()),
+            State::Idle => {
+                if Instant::now() >= self.deadline {
+                    self.state = State::Elapsed;
+                    return Poll::Ready(());
+                }
+                let entry = Arc::new(Entry::new(Some(cx.waker().clone())));
+                match self.handle.insert(self.deadline, entry.clone()) {
+                    Insert::Registered(key) => {
+                        self.state = State::Registered { entry, key };
+                        return Poll::Pending;
+                    }
+                    Insert::Due => Fired::Elapsed,
+                    Insert::Shutdown => Fired::Shutdown,
+                }
+            }
+            State::Registered { entry, .. } => match entry.fired() {
+                Fired::No => entry.register(cx.waker()),
+                fired => fired,
+            },
+        };
+        match fired {
+            Fired::No => Poll::Pending,
+            Fired::Elapsed => {
+                // Fired: the wheel no longer holds the entry, so it needs no removal.
+                self.state = State::Elapsed;
+                Poll::Ready(())
+            }
+            Fired::Shutdown => panic!("{SHUTDOWN_PANIC}"),
+        }
+    }
+}
+
+/// The entry of a reset that could not be registered: hand its waker a wake-up now.
+fn wake_carried(entry: &Arc<Entry>) {
+    if let Some(waker) = entry.cancel() {
+        waker.wake();
+    }
+}
+
+impl Future for Sleep {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = self.get_mut();
+        let coop = ready!(rt_core::coop::poll_proceed(cx));
+        let poll = this.poll_elapsed(cx);
+        if poll.is_ready() {
+            coop.made_progress();
+        }
+        poll
+    }
+}
+
+impl Drop for Sleep {
+    fn drop(&mut self) {
+        drop(self.deregister());
+    }
+}
+
+impl fmt::Debug for Sleep {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = match &self.state {
+            State::Idle => "idle",
+            State::Registered { .. } => "registered",
+            State::Elapsed => "elapsed",
+        };
+        f.debug_struct("Sleep")
+            .field("deadline", &self.deadline)
+            .field("state", &state)
+            .finish()
+    }
+}

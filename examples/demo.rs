@@ -1,0 +1,124 @@
+//! An echo server and a load generator on one rt runtime: throughput and latency percentiles.
+//!
+//! Run: `cargo run --release --example demo [CONNECTIONS] [SECONDS]` (defaults: 50 connections,
+//! 3 seconds). Each connection sends a 64-byte message, waits for the echo, and repeats.
+
+use std::io;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rt::net::{TcpListener, TcpStream};
+
+const MESSAGE: usize = 64;
+
+async fn serve(listener: TcpListener) {
+    loop {
+        let Ok((mut s, _)) = listener.accept().await else {
+            continue;
+        };
+        let _ = s.set_nodelay(true);
+        rt::spawn(async move {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = s.read(&mut buf).await {
+                if n == 0 || s.write_all(&buf[..n]).await.is_err() {
+                    return;
+                }
+            }
+        });
+    }
+}
+
+/// One connection's load: round trips until `end`, returning each one's latency in nanoseconds.
+async fn client(addr: SocketAddr, end: Instant, done: Arc<AtomicU64>) -> io::Result<Vec<u64>> {
+    let mut c = TcpStream::connect(addr).await?;
+    c.set_nodelay(true)?;
+    let msg = [42u8; MESSAGE];
+    let mut back = [0u8; MESSAGE];
+    let mut latencies = Vec::with_capacity(1 << 16);
+    loop {
+        let start = Instant::now();
+        if start >= end {
+            return Ok(latencies);
+        }
+        c.write_all(&msg).await?;
+        c.read_exact(&mut back).await?;
+        latencies.push(start.elapsed().as_nanos() as u64);
+        done.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+fn percentile(sorted: &[u64], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let i = ((sorted.len() as f64 * p).ceil() as usize).clamp(1, sorted.len()) - 1;
+    Duration::from_nanos(sorted[i])
+}
+
+fn main() -> io::Result<()> {
+    let mut args = std::env::args().skip(1);
+    let connections: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(50);
+    let seconds: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(3);
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+
+    let runtime = rt::Builder::new_multi_thread()
+        .worker_threads(workers)
+        .build()?;
+    println!(
+        "runtime: rt multi-thread, {workers} workers (+ the rt-io reactor thread); \
+         {connections} connections x {MESSAGE}-byte echo for {seconds} s on 127.0.0.1"
+    );
+
+    runtime.block_on(async move {
+        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
+        rt::spawn(serve(listener));
+
+        let started = Instant::now();
+        let end = started + Duration::from_secs(seconds);
+        let done = Arc::new(AtomicU64::new(0));
+        let clients: Vec<_> = (0..connections)
+            .map(|_| rt::spawn(client(addr, end, done.clone())))
+            .collect();
+
+        let mut last = 0;
+        for second in 1..=seconds {
+            rt::time::sleep_until(started + Duration::from_secs(second)).await;
+            let now = done.load(Ordering::Relaxed);
+            println!(
+                "[{second:>3} s] {:>9} requests total, {:>8} req/s",
+                now,
+                now - last
+            );
+            last = now;
+        }
+
+        let mut all = Vec::new();
+        for c in clients {
+            match c.await {
+                Ok(Ok(lat)) => all.extend(lat),
+                Ok(Err(e)) => eprintln!("client failed: {e}"),
+                Err(e) => eprintln!("client task failed: {e:?}"),
+            }
+        }
+        let elapsed = started.elapsed();
+        all.sort_unstable();
+        println!(
+            "done: {} requests in {:.2} s = {:.0} req/s",
+            all.len(),
+            elapsed.as_secs_f64(),
+            all.len() as f64 / elapsed.as_secs_f64()
+        );
+        println!(
+            "latency: p50 {:?}  p99 {:?}  p99.9 {:?}  max {:?}",
+            percentile(&all, 0.50),
+            percentile(&all, 0.99),
+            percentile(&all, 0.999),
+            all.last()
+                .map_or(Duration::ZERO, |&n| Duration::from_nanos(n)),
+        );
+        Ok(())
+    })
+}
