@@ -1,7 +1,7 @@
 //! `Builder`: configures and starts a `Runtime`.
 
 use std::io;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
 use rt_sched::{blocking, current_thread, multi_thread, ThreadHook};
@@ -119,24 +119,27 @@ impl Builder {
     pub fn build(&mut self) -> io::Result<Runtime> {
         let io = rt_io::Driver::start()?;
         // The hooks need the handle, which needs the schedulers: tie the knot through a cell
-        // that is filled before any runtime thread starts.
-        let cell: Arc<OnceLock<Handle>> = Arc::new(OnceLock::new());
-        let worker_hook: ThreadHook = {
+        // that is filled before any runtime thread starts. It holds a `Weak`: the blocking pool
+        // keeps its hook for good, and a strong handle there would be a reference cycle.
+        let cell: Arc<OnceLock<Weak<Inner>>> = Arc::new(OnceLock::new());
+        let hook = |driving: bool| -> ThreadHook {
             let cell = cell.clone();
             Arc::new(move |run: &mut dyn FnMut()| {
-                let h = cell.get().expect("runtime handle set before threads start");
-                let _g = crate::context::enter(h, true);
-                run();
+                let inner = cell.get().and_then(Weak::upgrade);
+                match inner {
+                    // The thread holds the handle while it runs, and lets go when it exits.
+                    Some(inner) => {
+                        let h = Handle { inner };
+                        let _g = crate::context::enter(&h, driving);
+                        run();
+                    }
+                    // The runtime is already gone: run the loop, which finds it shut down.
+                    None => run(),
+                }
             })
         };
-        let blocking_hook: ThreadHook = {
-            let cell = cell.clone();
-            Arc::new(move |run: &mut dyn FnMut()| {
-                let h = cell.get().expect("runtime handle set before threads start");
-                let _g = crate::context::enter(h, false);
-                run();
-            })
-        };
+        let worker_hook = hook(true);
+        let blocking_hook = hook(false);
         let pool = blocking::BlockingPool::new(blocking::Config {
             max_threads: self.max_blocking_threads,
             keep_alive: self.keep_alive,
@@ -169,7 +172,7 @@ impl Builder {
                 io: io.handle(),
             }),
         };
-        let _ = cell.set(handle.clone());
+        let _ = cell.set(Arc::downgrade(&handle.inner));
         let mut rt = Runtime::from_parts(kind, pool, io, handle);
         rt.start()?;
         Ok(rt)
