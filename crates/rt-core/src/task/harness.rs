@@ -256,7 +256,7 @@ impl<F: Future, S: Schedule> Harness<F, S> {
     }
 
     pub(crate) fn drop_join_handle(self) {
-        let snapshot = self.header().state.drop_join_interest();
+        let (snapshot, was_last) = self.header().state.drop_join_interest();
         if snapshot.is_complete() {
             // Rule 5: the output is ours; a panic in its `Drop` must not reach the dropper.
             let _ = self.drop_stage();
@@ -265,7 +265,11 @@ impl<F: Future, S: Schedule> Harness<F, S> {
             // Rule 6: the slot is ours again.
             drop(self.take_trailer_waker());
         }
-        self.raw().drop_reference();
+        if was_last {
+            self.dealloc();
+        } else {
+            self.raw().drop_reference();
+        }
     }
 
     // ===== dealloc =====

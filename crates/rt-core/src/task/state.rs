@@ -248,15 +248,24 @@ impl State {
     }
 
     /// The `JoinHandle` is dropped: clears JOIN_INTEREST (and JOIN_WAKER when the task is not yet
-    /// complete, taking the waker slot back). Returns the snapshot after the transition.
-    pub(crate) fn drop_join_interest(&self) -> Snapshot {
+    /// complete, taking the waker slot back). Returns the snapshot after the transition and
+    /// whether the handle's reference was dropped in the same step.
+    ///
+    /// The reference goes in the same read-modify-write only when it is the last one: then no
+    /// other thread can free the cell while the caller still drops the output and waker. Else
+    /// the caller drops it separately, after touching the cell.
+    pub(crate) fn drop_join_interest(&self) -> (Snapshot, bool) {
         self.fetch_update(|s| {
             debug_assert!(s.is_join_interested());
             let mut next = s.0 & !JOIN_INTEREST;
             if !s.is_complete() {
                 next &= !JOIN_WAKER;
             }
-            (Some(Snapshot(next)), Snapshot(next))
+            let last = s.ref_count() == 1;
+            if last {
+                next -= REF_ONE;
+            }
+            (Some(Snapshot(next)), (Snapshot(next), last))
         })
     }
 
