@@ -10,7 +10,7 @@ mod support;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Barrier, Mutex};
 
-use support::{runtimes, until, until_count, DropCount, Gate, Never};
+use support::{runtimes, until, until_count, DropCount, Gate, Never, WakeSelfOnDrop};
 
 #[test]
 fn abort_before_the_first_poll_current_thread() {
@@ -304,4 +304,28 @@ fn abort_racing_a_wake_drops_the_future_once() {
         assert_eq!(drops.load(Ordering::SeqCst), 1);
     }
     assert_eq!(completed + cancelled, 200);
+}
+
+#[test]
+fn a_future_that_wakes_itself_while_dropped_by_abort() {
+    for (flavor, rt) in runtimes() {
+        let (drops, polls) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let h = rt.spawn(WakeSelfOnDrop {
+            waker: None,
+            polls: polls.clone(),
+            drops: DropCount(drops.clone()),
+        });
+        rt.block_on(until_count(&polls, 1));
+        h.abort();
+        assert!(rt.block_on(h).unwrap_err().is_cancelled(), "{flavor}");
+        rt.block_on(rt::task::yield_now());
+        assert_eq!(drops.load(Ordering::SeqCst), 1, "{flavor}");
+        assert_eq!(
+            polls.load(Ordering::SeqCst),
+            1,
+            "{flavor}: polled after the abort"
+        );
+        // Still serving.
+        assert_eq!(rt.block_on(rt.spawn(async { 1 })).unwrap(), 1, "{flavor}");
+    }
 }

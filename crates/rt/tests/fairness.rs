@@ -187,3 +187,73 @@ fn the_block_on_future_progresses_next_to_a_spinner_current_thread() {
         });
     });
 }
+
+/// One of a pair that wake each other forever: each poll stores its own waker, wakes the
+/// other's, and returns `Pending`. On a worker, each wake lands in the LIFO slot.
+struct PingPong {
+    me: usize,
+    slots: Arc<[std::sync::Mutex<Option<std::task::Waker>>; 2]>,
+    stop: Arc<AtomicBool>,
+    bounces: Arc<AtomicUsize>,
+}
+
+impl Future for PingPong {
+    type Output = ();
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.stop.load(Ordering::SeqCst) {
+            // Let the partner see the flag too.
+            if let Some(w) = self.slots[1 - self.me].lock().unwrap().take() {
+                w.wake();
+            }
+            return Poll::Ready(());
+        }
+        *self.slots[self.me].lock().unwrap() = Some(cx.waker().clone());
+        let other = self.slots[1 - self.me].lock().unwrap().take();
+        if let Some(w) = other {
+            self.bounces.fetch_add(1, Ordering::SeqCst);
+            w.wake();
+        }
+        Poll::Pending
+    }
+}
+
+#[test]
+fn a_ping_pong_pair_does_not_starve_others() {
+    for flavor in ["current_thread", "one_worker", "two_workers"] {
+        deadline(move || {
+            let rt = match flavor {
+                "current_thread" => support::current_thread(),
+                "one_worker" => support::multi_thread(1),
+                _ => support::multi_thread(2),
+            };
+            let slots: Arc<[std::sync::Mutex<Option<std::task::Waker>>; 2]> = Arc::default();
+            let stop = Arc::new(AtomicBool::new(false));
+            let bounces = Arc::new(AtomicUsize::new(0));
+            let pair: Vec<_> = (0..2)
+                .map(|me| {
+                    rt.spawn(PingPong {
+                        me,
+                        slots: slots.clone(),
+                        stop: stop.clone(),
+                        bounces: bounces.clone(),
+                    })
+                })
+                .collect();
+            rt.block_on(async {
+                until_count(&bounces, 100).await;
+                let others: Vec<_> = (0..4).map(|_| rt::spawn(needs_turns(20))).collect();
+                for h in others {
+                    assert_eq!(h.await.unwrap(), 20, "{flavor}");
+                }
+            });
+            assert!(
+                pair.iter().all(|h| !h.is_finished()),
+                "{flavor}: the pair kept bouncing"
+            );
+            stop.store(true, Ordering::SeqCst);
+            for h in pair {
+                rt.block_on(h).unwrap();
+            }
+        });
+    }
+}

@@ -36,7 +36,7 @@ impl Future for ForeignWake {
 }
 
 /// Std threads that wake whatever waker they receive, alternating `wake`, `wake_by_ref` and a
-/// clone's `wake`.
+/// clone's `wake` after the original is dropped.
 fn waker_threads(n: usize) -> (mpsc::Sender<Waker>, Vec<std::thread::JoinHandle<()>>) {
     let (tx, rx) = mpsc::channel::<Waker>();
     let rx = Arc::new(Mutex::new(rx));
@@ -53,7 +53,12 @@ fn waker_threads(n: usize) -> (mpsc::Sender<Waker>, Vec<std::thread::JoinHandle<
                     match i % 3 {
                         0 => w.wake(),
                         1 => w.wake_by_ref(),
-                        _ => w.clone().wake(),
+                        _ => {
+                            // A clone outlives the original: it holds its own reference.
+                            let clone = w.clone();
+                            drop(w);
+                            clone.wake();
+                        }
                     }
                     i += 1;
                 }
@@ -208,8 +213,9 @@ fn wakers_that_outlive_their_task_or_runtime_do_nothing() {
         assert_eq!(drops.load(Ordering::SeqCst), 1, "{flavor}");
         let w = slot.lock().unwrap().take().unwrap();
         std::thread::spawn(move || {
+            let clone = w.clone();
             w.wake_by_ref();
-            w.clone().wake();
+            clone.wake();
             w.wake();
         })
         .join()
@@ -220,4 +226,45 @@ fn wakers_that_outlive_their_task_or_runtime_do_nothing() {
             "{flavor}: polled after shutdown"
         );
     }
+}
+
+#[test]
+fn ping_pong_with_a_foreign_thread_through_idle_workers() {
+    // One task and one plain thread take turns: between turns every worker has nothing to do
+    // and parks, so each wake must unpark one.
+    deadline(|| {
+        for (flavor, rt) in runtimes() {
+            let (tx, threads) = waker_threads(1);
+            let polls = Arc::new(AtomicUsize::new(0));
+            let h = rt.spawn(ForeignWake {
+                rounds: 2_000,
+                polls: polls.clone(),
+                to_thread: tx,
+            });
+            rt.block_on(h).unwrap();
+            assert_eq!(polls.load(Ordering::SeqCst), 2_001, "{flavor}");
+            for t in threads {
+                t.join().unwrap();
+            }
+        }
+    });
+}
+
+#[test]
+fn a_spawn_from_a_foreign_thread_wakes_a_parked_runtime() {
+    deadline(|| {
+        for (_, rt) in runtimes() {
+            for _ in 0..100 {
+                let gate = Arc::new(support::Gate::default());
+                let (handle, g) = (rt.handle().clone(), gate.clone());
+                // block_on parks on the gate; only the task spawned from the plain thread
+                // opens it, so the spawn itself must get that task run.
+                let spawner = std::thread::spawn(move || {
+                    drop(handle.spawn(async move { g.open() }));
+                });
+                rt.block_on(gate.wait());
+                spawner.join().unwrap();
+            }
+        }
+    });
 }

@@ -11,7 +11,9 @@ use std::task::{Poll, Waker};
 use std::time::Duration;
 
 use rt::task::JoinHandle;
-use support::{deadline, poll_once, runtimes, until_count, DropCount, DropSignal, Never};
+use support::{
+    deadline, poll_once, runtimes, until_count, DropCount, DropSignal, Never, WakeSelfOnDrop,
+};
 
 /// One drop counter per future, to see that each was dropped exactly once.
 fn counters(n: usize) -> Arc<Vec<AtomicUsize>> {
@@ -368,14 +370,78 @@ fn wakes_from_drops_during_shutdown_are_harmless() {
                 Never::default().await
             }));
         }
-        rt.block_on(rt::task::yield_now());
+        // ...and tasks that wake themselves while they are dropped.
+        let self_polls = Arc::new(AtomicUsize::new(0));
+        for _ in 0..20 {
+            drop(rt.spawn(WakeSelfOnDrop {
+                waker: None,
+                polls: self_polls.clone(),
+                drops: DropCount(drops.clone()),
+            }));
+        }
+        rt.block_on(until_count(&self_polls, 20));
         let before = polls.load(Ordering::SeqCst);
         drop(rt);
-        assert_eq!(drops.load(Ordering::SeqCst), 40, "{flavor}");
+        assert_eq!(drops.load(Ordering::SeqCst), 60, "{flavor}");
+        assert_eq!(
+            self_polls.load(Ordering::SeqCst),
+            20,
+            "{flavor}: polled during shutdown"
+        );
         assert_eq!(
             polls.load(Ordering::SeqCst),
             before,
             "{flavor}: polled during shutdown"
         );
+    }
+}
+
+#[test]
+fn spawns_racing_shutdown_are_each_dropped_once() {
+    for (flavor, rt) in runtimes() {
+        let created = Arc::new(AtomicUsize::new(0));
+        let drops = Arc::new(AtomicUsize::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let spawners: Vec<_> = (0..2)
+            .map(|_| {
+                let handle = rt.handle().clone();
+                let (created, drops, stop) = (created.clone(), drops.clone(), stop.clone());
+                std::thread::spawn(move || {
+                    let mut handles = Vec::new();
+                    while !stop.load(Ordering::SeqCst) {
+                        created.fetch_add(1, Ordering::SeqCst);
+                        let guard = DropCount(drops.clone());
+                        handles.push(handle.spawn(async move {
+                            let _guard = guard;
+                            Never::default().await
+                        }));
+                    }
+                    handles
+                })
+            })
+            .collect();
+        // Shut down in the middle of the spawning.
+        while created.load(Ordering::SeqCst) < 1_000 {
+            std::thread::yield_now();
+        }
+        drop(rt);
+        let after_drop = created.load(Ordering::SeqCst);
+        while created.load(Ordering::SeqCst) < after_drop + 1_000 {
+            std::thread::yield_now();
+        }
+        stop.store(true, Ordering::SeqCst);
+        let mut handles: Vec<_> = spawners
+            .into_iter()
+            .flat_map(|t| t.join().unwrap())
+            .collect();
+        // Each was cancelled: by the shutdown, or at once by a spawn that came too late.
+        assert_eq!(
+            drops.load(Ordering::SeqCst),
+            created.load(Ordering::SeqCst),
+            "{flavor}"
+        );
+        for h in &mut handles {
+            assert_cancelled(h, flavor);
+        }
     }
 }

@@ -204,3 +204,29 @@ impl Future for GateWait<'_> {
         Poll::Pending
     }
 }
+
+/// Stores its waker when polled and wakes it (by reference, then by value) when dropped, which
+/// happens while the runtime holds the task's RUNNING bit (abort, shutdown).
+pub struct WakeSelfOnDrop {
+    pub waker: Option<Waker>,
+    pub polls: Arc<AtomicUsize>,
+    pub drops: DropCount,
+}
+
+impl Future for WakeSelfOnDrop {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        self.polls.fetch_add(1, Ordering::SeqCst);
+        self.waker = Some(cx.waker().clone());
+        Poll::Pending
+    }
+}
+
+impl Drop for WakeSelfOnDrop {
+    fn drop(&mut self) {
+        if let Some(w) = self.waker.take() {
+            w.wake_by_ref();
+            w.wake();
+        }
+    }
+}
