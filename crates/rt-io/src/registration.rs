@@ -102,22 +102,6 @@ impl Registration {
         self.io.clear_readiness(ev);
     }
 
-    /// The edge-triggered loop over the single-waker slot of `direction`.
-    pub(crate) fn poll_io<R>(
-        &self,
-        cx: &mut Context<'_>,
-        direction: Direction,
-        mut f: impl FnMut() -> io::Result<R>,
-    ) -> Poll<io::Result<R>> {
-        loop {
-            let ev = ready!(self.poll_ready(cx, direction))?;
-            match f() {
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.clear_readiness(ev),
-                r => return Poll::Ready(r),
-            }
-        }
-    }
-
     /// The edge-triggered loop over a list waiter.
     pub(crate) async fn async_io<R>(
         &self,
