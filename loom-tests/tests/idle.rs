@@ -6,15 +6,19 @@
 //! * `remote_spawn_is_not_lost`: a task spawned from outside the workers, while they search
 //!   and park, runs; the model thread waits for it with `park_block_on(join)`. A lost wake-up
 //!   (every worker asleep with the task in the injector) is a deadlock, which loom reports.
+//! * `local_spawn_spill_is_not_lost`: a task on a worker spawns two more; the second takes
+//!   the LIFO slot and pushes the first to the local queue, which wakes the other worker
+//!   (unless one is searching); the first is then run locally or stolen, and never lost.
 
 mod task_support;
 
 use loom::sync::atomic::{AtomicBool, Ordering};
 use loom::sync::Arc;
+use loom::thread;
 use rt_core::task::next_id;
 use rt_sched::current_thread::park_block_on;
 use rt_sched::multi_thread::{Config, MultiThread};
-use task_support::model;
+use task_support::{model, Seen};
 
 fn config(workers: usize) -> Config {
     Config {
@@ -28,16 +32,59 @@ fn config(workers: usize) -> Config {
 
 #[test]
 fn remote_spawn_is_not_lost() {
+    static SEEN: Seen = Seen::new();
     model(|| {
         let mut rt = MultiThread::new(config(2));
         rt.start().unwrap();
         let ran = Arc::new(AtomicBool::new(false));
         let join = {
             let ran = ran.clone();
-            rt.handle().spawn(async move { ran.store(true, Ordering::Release) }, next_id())
+            rt.handle().spawn(
+                async move {
+                    ran.store(true, Ordering::Release);
+                    thread::current().id()
+                },
+                next_id(),
+            )
         };
-        park_block_on(join).unwrap();
+        let ran_on = park_block_on(join).unwrap();
         assert!(ran.load(Ordering::Acquire));
         rt.shutdown(None);
+        assert_eq!(rt.handle().metrics().live_tasks, 0);
+        SEEN.record(format!("ran on {ran_on:?}"));
     });
+    // Either worker may be the one that finds the task (loom numbers the model thread 0 and
+    // the workers 1 and 2, in spawn order).
+    SEEN.assert_exactly(&["ran on ThreadId(1)", "ran on ThreadId(2)"]);
+}
+
+#[test]
+fn local_spawn_spill_is_not_lost() {
+    static SEEN: Seen = Seen::new();
+    model(|| {
+        let mut rt = MultiThread::new(config(2));
+        rt.start().unwrap();
+        let handle = rt.handle().clone();
+        let parent = rt.handle().spawn(
+            async move {
+                let on = || thread::current().id();
+                // `first` goes to the LIFO slot, then is displaced to the local queue by `second`.
+                let first = handle.spawn(async move { on() }, next_id());
+                let second = handle.spawn(async {}, next_id());
+                (on(), first, second)
+            },
+            next_id(),
+        );
+        let (parent_on, first, second) = park_block_on(parent).unwrap();
+        let first_on = park_block_on(first).unwrap();
+        park_block_on(second).unwrap();
+        rt.shutdown(None);
+        assert_eq!(rt.handle().metrics().live_tasks, 0);
+        SEEN.record(if first_on == parent_on {
+            "run locally"
+        } else {
+            "stolen"
+        });
+    });
+    SEEN.assert_exactly(&["run locally", "stolen"]);
 }

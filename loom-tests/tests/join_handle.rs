@@ -20,7 +20,8 @@ use loom::sync::atomic::{AtomicBool, Ordering};
 use loom::sync::Arc;
 use loom::thread;
 use task_support::{
-    block_on, model, poll_once, probed, waker_slot, Dropped, Output, Probe, Seen, Signal, TestSched,
+    block_on, model, poll_once, probed, take_waker, waker_slot, Dropped, Output, Probe, Seen,
+    Signal, TestSched,
 };
 
 fn finish(sched: &TestSched, cell: &Dropped) {
@@ -69,7 +70,9 @@ fn join_waker_replaced_races_complete() {
             // A different waker: the handle takes the slot back and rewrites it (rule 4).
             res = poll_once(&mut join, &second.waker());
         }
-        let Poll::Ready(out) = res else { unreachable!() };
+        let Poll::Ready(out) = res else {
+            unreachable!()
+        };
         assert_eq!(out.unwrap(), 7);
         th.join().unwrap();
         drop(join);
@@ -113,8 +116,14 @@ fn join_handle_dropped_after_registering_races_complete() {
         assert_eq!(signal.live_wakers(), 0, "join waker leaked");
         // The last clone is the stored one (the poll's own was dropped on this thread first).
         let last = *signal.dropped_on().last().unwrap();
-        let waker_by = if last == completer { "completer" } else { "JoinHandle" };
-        SEEN.record(format!("ready: {ready}, stored waker dropped by {waker_by}"));
+        let waker_by = if last == completer {
+            "completer"
+        } else {
+            "JoinHandle"
+        };
+        SEEN.record(format!(
+            "ready: {ready}, stored waker dropped by {waker_by}"
+        ));
         finish(&sched, &cell);
     });
     SEEN.assert_exactly(&[
@@ -146,7 +155,7 @@ fn join_woken_by_a_task_woken_from_a_third_thread() {
         };
         let join = sched.spawn(fut, &cell);
         assert_eq!(sched.run_all(), 1);
-        let waker = slot.lock().unwrap().take().expect("first poll stored its waker");
+        let waker = take_waker(&slot);
         drop(slot);
         // The waker thread sets the flag and wakes the task; the worker thread runs what is
         // queued once the wake is in; the model thread waits on the JoinHandle.

@@ -25,7 +25,8 @@ use loom::sync::atomic::{AtomicBool, Ordering};
 use loom::sync::Arc;
 use loom::thread;
 use task_support::{
-    model, poll_once, probed, waker_slot, Dropped, Output, Probe, Seen, Signal, TestSched,
+    model, poll_once, probed, take_waker, waker_slot, Dropped, Output, Probe, Seen, Signal,
+    TestSched,
 };
 
 /// Ends a model: no task left queued, every cell freed exactly once, no handle left behind.
@@ -52,10 +53,16 @@ fn self_wake_during_poll_is_polled_again() {
         let mut join = sched.spawn(fut, &cell);
         // Rule 2: the self-wake did not poll recursively; it queued the task once, via yield.
         assert_eq!(sched.pop().map(|t| t.run()), Some(()));
-        assert_eq!((probe.polls(), sched.yields(), sched.schedules()), (1, 1, 0));
+        assert_eq!(
+            (probe.polls(), sched.yields(), sched.schedules()),
+            (1, 1, 0)
+        );
         assert_eq!(sched.run_all(), 1);
         assert_eq!(probe.polls(), 2);
-        assert!(matches!(poll_once(&mut join, Waker::noop()), Poll::Ready(Ok(2))));
+        assert!(matches!(
+            poll_once(&mut join, Waker::noop()),
+            Poll::Ready(Ok(2))
+        ));
         assert_eq!(probe.drops(), 1);
         drop(join);
         finish(&sched, &[&cell]);
@@ -85,7 +92,7 @@ fn wake_from_other_thread_races_poll() {
         };
         let mut join = sched.spawn(fut, &cell);
         assert_eq!(sched.run_all(), 1);
-        let waker = slot.lock().unwrap().take().expect("first poll stored its waker");
+        let waker = take_waker(&slot);
         let remote = waker.clone();
         let th = {
             let flag = flag.clone();
@@ -99,7 +106,10 @@ fn wake_from_other_thread_races_poll() {
         sched.run_all();
         th.join().unwrap();
         sched.run_all();
-        assert!(matches!(poll_once(&mut join, Waker::noop()), Poll::Ready(Ok(()))));
+        assert!(matches!(
+            poll_once(&mut join, Waker::noop()),
+            Poll::Ready(Ok(()))
+        ));
         assert_eq!(probe.drops(), 1);
         SEEN.record(format!(
             "polls={} schedules={} yields={}",
@@ -139,7 +149,7 @@ fn wake_after_complete_does_nothing() {
         };
         let join = sched.spawn(fut, &cell);
         assert_eq!(sched.run_all(), 1);
-        let waker = slot.lock().unwrap().take().expect("first poll stored its waker");
+        let waker = take_waker(&slot);
         let late = waker.clone();
         let th = {
             let probe = probe.clone();
@@ -237,7 +247,11 @@ fn abort_races_poll_of_idle_task() {
             other => panic!("expected Cancelled, got {:?}", other.map(|r| r.is_ok())),
         }
         // schedules=1: the abort found the task idle and submitted it itself.
-        SEEN.record(format!("polls={} schedules={}", probe.polls(), sched.schedules()));
+        SEEN.record(format!(
+            "polls={} schedules={}",
+            probe.polls(),
+            sched.schedules()
+        ));
         drop(join);
         finish(&sched, &[&cell]);
     });
@@ -297,7 +311,7 @@ fn join_handle_drop_races_wake_and_complete() {
         };
         let mut join = sched.spawn(fut, &cell);
         assert_eq!(sched.run_all(), 1);
-        let waker = slot.lock().unwrap().take().expect("first poll stored its waker");
+        let waker = take_waker(&slot);
         let th = thread::spawn(move || {
             // Register a join waker, then drop the handle: rules 4 and 6 race the completion.
             let signal = Signal::new();
@@ -344,7 +358,7 @@ fn waker_clone_and_drop_across_threads() {
         };
         let join = sched.spawn(fut, &cell);
         assert_eq!(sched.run_all(), 1);
-        let waker = slot.lock().unwrap().take().expect("first poll stored its waker");
+        let waker = take_waker(&slot);
         drop(slot);
         let theirs = waker.clone();
         let th = thread::spawn(move || {

@@ -14,17 +14,19 @@
 //!      +-------------+----------+-----------+-------------+
 //! ```
 //!
-//! - `RX_TASK_SET`: the receiver's waker slot holds a waker the sender may wake. Set only by the
-//!   receiver. While it is set the receiver does not write the slot; to replace the waker it
-//!   clears the bit first, and if that clearing shows `COMPLETE` it sets the bit back and leaves
-//!   the slot alone (the sender may be reading it).
+//! - `RX_TASK_SET`: the receiver's waker slot holds a waker and is handed to the sender: the
+//!   sender whose `COMPLETE` transition finds the bit set takes the waker out and wakes it (by
+//!   value, so the task's reference moves into the wake-up). Set and cleared only by the
+//!   receiver, which does not touch the slot while the bit is set. To look at or replace its
+//!   waker the receiver clears the bit first: if the clearing shows `COMPLETE`, the slot went to
+//!   the sender (and the value is ready); otherwise the slot is the receiver's again.
 //! - `COMPLETE`: the sender is done, by sending (the value slot is full) or by dropping (it is
 //!   empty). Set only by the sender, never when `CLOSED` is already set. Before it the value slot
 //!   belongs to the sender, after it to the receiver.
 //! - `CLOSED`: the receiver closed or dropped. Set only by the receiver. A send that finds it
 //!   takes its value back.
-//! - `TX_TASK_SET`: the sender's waker slot holds a waker the receiver may wake; the mirror
-//!   image of `RX_TASK_SET`, with `CLOSED` in the role of `COMPLETE`.
+//! - `TX_TASK_SET`: the sender's waker slot (for [`Sender::closed`]) is handed to the receiver;
+//!   the mirror image of `RX_TASK_SET`, with `CLOSED` in the role of `COMPLETE`.
 //!
 //! Each transition is one atomic read-modify-write, so of a racing send and close exactly one
 //! wins: either the receiver sees `COMPLETE` (and gets the value) or the sender sees `CLOSED`
@@ -187,14 +189,13 @@ impl<T> Inner<T> {
             return false;
         }
         if prev.is_rx_task_set() {
-            // SAFETY: `RX_TASK_SET` was set when we set `COMPLETE`; from then on the receiver
-            // never writes `rx_task` (see the rule on the bit), so a shared read is exclusive
-            // of writes.
-            self.rx_task.with(|p| unsafe {
-                if let Some(w) = &*p {
-                    w.wake_by_ref();
-                }
-            });
+            // SAFETY: `RX_TASK_SET` was set when we set `COMPLETE`, so the slot is ours: the
+            // receiver does not touch it while the bit is set, and clearing the bit now shows it
+            // `COMPLETE`, which keeps it away (rule on `RX_TASK_SET`).
+            let waker = self.rx_task.with_mut(|p| unsafe { (*p).take() });
+            if let Some(w) = waker {
+                w.wake();
+            }
         }
         true
     }
@@ -211,18 +212,19 @@ impl<T> Inner<T> {
         self.value.with_mut(|p| unsafe { (*p).take() })
     }
 
+    /// Puts `cx`'s waker in `cell` unless the one there already wakes the same task.
+    ///
+    /// Called only by the cell's owner side while the cell's `*_TASK_SET` bit is clear.
     #[inline]
-    fn will_wake(cell: &UnsafeCell<Option<Waker>>, cx: &Context<'_>) -> bool {
-        // SAFETY: called only by the owner of the cell while its `*_TASK_SET` bit is set, when
-        // the other side at most reads it.
-        cell.with(|p| unsafe { (*p).as_ref().is_some_and(|w| w.will_wake(cx.waker())) })
-    }
-
-    #[inline]
-    fn store_waker(cell: &UnsafeCell<Option<Waker>>, waker: Option<Waker>) {
-        // SAFETY: called only by the owner of the cell while its `*_TASK_SET` bit is clear, when
-        // the other side does not touch it.
-        cell.with_mut(|p| unsafe { *p = waker });
+    fn store_waker(cell: &UnsafeCell<Option<Waker>>, cx: &Context<'_>) {
+        // SAFETY: with the bit clear the other side does not touch the cell (rules on
+        // `RX_TASK_SET` and `TX_TASK_SET`), and we are the only one of our side.
+        cell.with_mut(|p| unsafe {
+            match &*p {
+                Some(w) if w.will_wake(cx.waker()) => {}
+                _ => *p = Some(cx.waker().clone()),
+            }
+        });
     }
 }
 
@@ -284,25 +286,17 @@ impl<T> Sender<T> {
         let Some(inner) = self.inner.as_ref() else {
             return Poll::Ready(());
         };
-        let mut st = state::load(&inner.state);
+        let st = state::load(&inner.state);
         if st.is_closed() {
             return Poll::Ready(());
         }
-        if st.is_tx_task_set() && !Inner::<T>::will_wake(&inner.tx_task, cx) {
-            st = state::unset_tx_task(&inner.state);
-            if st.is_closed() {
-                // The receiver may be reading the waker: give the slot back untouched.
-                state::set_tx_task(&inner.state);
-                return Poll::Ready(());
-            }
-            Inner::<T>::store_waker(&inner.tx_task, None);
+        // Take the slot back before touching it; a close in between took the waker to wake.
+        if st.is_tx_task_set() && state::unset_tx_task(&inner.state).is_closed() {
+            return Poll::Ready(());
         }
-        if !st.is_tx_task_set() {
-            Inner::<T>::store_waker(&inner.tx_task, Some(cx.waker().clone()));
-            st = state::set_tx_task(&inner.state);
-            if st.is_closed() {
-                return Poll::Ready(());
-            }
+        Inner::<T>::store_waker(&inner.tx_task, cx);
+        if state::set_tx_task(&inner.state).is_closed() {
+            return Poll::Ready(());
         }
         Poll::Pending
     }
@@ -340,14 +334,14 @@ impl<T> Receiver<T> {
             return;
         };
         let prev = state::set_closed(&inner.state);
-        if !prev.is_closed() && prev.is_tx_task_set() && !prev.is_complete() {
-            // SAFETY: `TX_TASK_SET` was set when we set `CLOSED`; from then on the sender never
-            // writes `tx_task`, so a shared read is exclusive of writes.
-            inner.tx_task.with(|p| unsafe {
-                if let Some(w) = &*p {
-                    w.wake_by_ref();
-                }
-            });
+        if !prev.is_closed() && prev.is_tx_task_set() {
+            // SAFETY: `TX_TASK_SET` was set when this call set `CLOSED`, so the slot is ours:
+            // the sender does not touch it while the bit is set, and clearing the bit now shows
+            // it `CLOSED`, which keeps it away (rule on `TX_TASK_SET`).
+            let waker = inner.tx_task.with_mut(|p| unsafe { (*p).take() });
+            if let Some(w) = waker {
+                w.wake();
+            }
         }
     }
 
@@ -378,7 +372,7 @@ impl<T> Future for Receiver<T> {
             .inner
             .as_ref()
             .expect("oneshot receiver polled after completion");
-        let mut st = state::load(&inner.state);
+        let st = state::load(&inner.state);
         if st.is_complete() {
             return this.ready(cx);
         }
@@ -388,21 +382,13 @@ impl<T> Future for Receiver<T> {
             this.inner = None;
             return Poll::Ready(Err(RecvError(())));
         }
-        if st.is_rx_task_set() && !Inner::<T>::will_wake(&inner.rx_task, cx) {
-            st = state::unset_rx_task(&inner.state);
-            if st.is_complete() {
-                // The sender may be reading the waker: give the slot back untouched.
-                state::set_rx_task(&inner.state);
-                return this.ready(cx);
-            }
-            Inner::<T>::store_waker(&inner.rx_task, None);
+        // Take the slot back before touching it; a send in between took the waker to wake.
+        if st.is_rx_task_set() && state::unset_rx_task(&inner.state).is_complete() {
+            return this.ready(cx);
         }
-        if !st.is_rx_task_set() {
-            Inner::<T>::store_waker(&inner.rx_task, Some(cx.waker().clone()));
-            st = state::set_rx_task(&inner.state);
-            if st.is_complete() {
-                return this.ready(cx);
-            }
+        Inner::<T>::store_waker(&inner.rx_task, cx);
+        if state::set_rx_task(&inner.state).is_complete() {
+            return this.ready(cx);
         }
         Poll::Pending
     }

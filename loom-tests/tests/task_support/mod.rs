@@ -10,21 +10,34 @@
 use std::collections::{BTreeSet, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool as StdAtomicBool, AtomicUsize as StdAtomicUsize};
 use std::sync::atomic::Ordering::SeqCst;
+use std::sync::atomic::{AtomicBool as StdAtomicBool, AtomicUsize as StdAtomicUsize};
 use std::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
 
 use loom::sync::{Arc, Condvar, Mutex};
 use loom::thread::{self, ThreadId};
 use rt_core::task::{next_id, JoinHandle, Notified, OwnedTasks, Schedule, Task};
 
-/// Runs `f` under loom with the preemption bound from `LOOM_MAX_PREEMPTIONS`, 2 when unset.
+/// Runs `f` under loom with the preemption bound from `LOOM_MAX_PREEMPTIONS`, 2 when unset;
+/// prints how many executions it explored (see it with `--nocapture`).
 pub fn model(f: impl Fn() + Sync + Send + 'static) {
     let mut b = loom::model::Builder::new();
     if b.preemption_bound.is_none() {
         b.preemption_bound = Some(2);
     }
-    b.check(f);
+    let runs = std::sync::Arc::new(StdAtomicUsize::new(0));
+    let counted = runs.clone();
+    let start = std::time::Instant::now();
+    b.check(move || {
+        counted.fetch_add(1, SeqCst);
+        f();
+    });
+    eprintln!(
+        "loom: {} executions in {:.1?} (preemption bound {:?})",
+        runs.load(SeqCst),
+        start.elapsed(),
+        b.preemption_bound
+    );
 }
 
 /// Outcomes observed across the executions of one model; a `static` per model.
@@ -94,7 +107,10 @@ impl<F: Future> Future for Probed<F> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
         // SAFETY: `inner` is structurally pinned; `probe` is never moved out.
         let this = unsafe { self.get_unchecked_mut() };
-        assert!(!this.probe.in_poll.swap(true, SeqCst), "future polled concurrently");
+        assert!(
+            !this.probe.in_poll.swap(true, SeqCst),
+            "future polled concurrently"
+        );
         this.probe.polls.fetch_add(1, SeqCst);
         // SAFETY: as above.
         let res = unsafe { Pin::new_unchecked(&mut this.inner) }.poll(cx);
@@ -105,7 +121,10 @@ impl<F: Future> Future for Probed<F> {
 
 impl<F> Drop for Probed<F> {
     fn drop(&mut self) {
-        assert!(!self.probe.in_poll.load(SeqCst), "future dropped inside its own poll");
+        assert!(
+            !self.probe.in_poll.load(SeqCst),
+            "future dropped inside its own poll"
+        );
         let prev = self.probe.drops.fetch_add(1, SeqCst);
         assert_eq!(prev, 0, "future dropped twice");
     }
@@ -410,4 +429,12 @@ pub type WakerSlot = Arc<Mutex<Option<Waker>>>;
 
 pub fn waker_slot() -> WakerSlot {
     Arc::new(Mutex::new(None))
+}
+
+/// Takes the waker a poll stored in `slot`.
+pub fn take_waker(slot: &WakerSlot) -> Waker {
+    slot.lock()
+        .unwrap()
+        .take()
+        .expect("the poll stored its waker")
 }
