@@ -27,6 +27,7 @@ fn config(workers: usize) -> Config {
         thread_stack_size: None,
         frame_pool: false,
         on_thread: rt_sched::no_hook(),
+        io_driver: None,
     }
 }
 

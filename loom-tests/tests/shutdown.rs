@@ -100,6 +100,7 @@ fn spawn_races_multi_thread_shutdown() {
             thread_stack_size: None,
             frame_pool: false,
             on_thread: rt_sched::no_hook(),
+            io_driver: None,
         });
         rt.start().unwrap();
         let (probe, out) = (Probe::new(), Dropped::new());

@@ -9,9 +9,13 @@ use std::fmt;
 use std::io;
 use std::marker::PhantomData;
 
-use rt_core::sync::{Arc, AtomicBool, AtomicU8, Ordering};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::Duration;
+
+use rt_core::sync::{Arc, AtomicBool, AtomicU8, Mutex, Ordering};
 
 use crate::driver::TimeDriver;
+use crate::reactor::{self, Core};
 use crate::slab::Slab;
 
 /// The reactor runs.
@@ -40,6 +44,9 @@ pub(crate) struct Inner {
     pub(crate) time: TimeDriver,
     /// Test hook: the reactor thread panics at its next turn.
     pub(crate) kill: AtomicBool,
+    /// The `Poll` when the runtime's threads drive it (`Driver::start_on_workers`); `None` when
+    /// the `rt-io` thread owns it. Whoever holds the lock is the one thread in `poll`.
+    pub(crate) core: Mutex<Option<Core>>,
 }
 
 rt_core::sync::thread_local! {
@@ -110,6 +117,40 @@ impl Handle {
             .compare_exchange(RUNNING, to, Ordering::AcqRel, Ordering::Acquire);
     }
 
+    /// Drives the reactor on this thread, if no other thread does: blocks in `poll` until an IO
+    /// event, a timer, [`Handle::unpark_driver`] or `timeout`, then wakes what became ready (the
+    /// wakes run here). Returns `false` at once when another thread is driving, or when the
+    /// reactor has its own thread or has stopped.
+    ///
+    /// A panic inside the reactor is contained here: the reactor is then "gone" and every IO
+    /// operation fails with an error that says so, but the calling thread carries on.
+    pub fn try_drive(&self, timeout: Option<Duration>) -> bool {
+        if !self.is_running() {
+            return false;
+        }
+        let Ok(mut guard) = self.inner.core.try_lock() else {
+            return false;
+        };
+        let Some(core) = guard.as_mut() else {
+            return false;
+        };
+        let timeout = match (timeout, self.inner.time.next_timeout()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if catch_unwind(AssertUnwindSafe(|| reactor::turn(self, core, timeout))).is_err() {
+            drop(guard);
+            reactor::stop(self, true);
+        }
+        true
+    }
+
+    /// Interrupts the thread inside [`Handle::try_drive`]; a wake-up sent while nobody drives
+    /// makes the next `try_drive` return at once.
+    pub fn unpark_driver(&self) {
+        let _ = self.inner.waker.wake();
+    }
+
     /// Test hook: makes the reactor thread panic at its next turn, as a bug in it would.
     #[doc(hidden)]
     pub fn kill_reactor_for_test(&self) {
@@ -151,6 +192,7 @@ impl Inner {
             waker,
             time,
             kill: AtomicBool::new(false),
+            core: Mutex::new(None),
         }
     }
 }

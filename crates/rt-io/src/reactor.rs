@@ -7,9 +7,16 @@
 //!
 //! When the loop ends, normally or by a panic, [`stop`] runs from a drop guard: the state becomes
 //! "shut down" or "gone", the slab closes, and every waiter and timer is woken to find out.
+//!
+//! The same [`turn`] also runs on the runtime's own threads when they drive IO themselves
+//! ([`Driver::start_on_workers`](crate::Driver::start_on_workers), tokio's design): an idle worker
+//! takes the [`Core`] through [`Handle::try_drive`](crate::Handle::try_drive) and blocks in `poll`
+//! instead of on its parker, so the tasks an event wakes are scheduled onto that worker without a
+//! cross-thread hop.
 
 use std::io;
 use std::task::Waker;
+use std::time::Duration;
 
 use rt_core::sync::Ordering;
 
@@ -20,8 +27,62 @@ use crate::readiness::Ready;
 /// Events taken from the OS per `poll` call.
 const EVENTS_CAPACITY: usize = 1024;
 
+/// The `mio::Poll` and the buffers one turn needs. Owned by the `rt-io` thread, or, when the
+/// runtime's workers drive IO themselves, kept in `Inner::core` for whichever idle worker takes it.
+pub(crate) struct Core {
+    poll: mio::Poll,
+    events: mio::Events,
+    ready: Vec<(mio::Token, Ready)>,
+    wakers: Vec<Waker>,
+}
+
+impl Core {
+    pub(crate) fn new(poll: mio::Poll) -> Core {
+        Core {
+            poll,
+            events: mio::Events::with_capacity(EVENTS_CAPACITY),
+            ready: Vec::with_capacity(EVENTS_CAPACITY),
+            wakers: Vec::with_capacity(EVENTS_CAPACITY),
+        }
+    }
+}
+
+impl std::fmt::Debug for Core {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("reactor::Core").finish_non_exhaustive()
+    }
+}
+
+/// One turn: block in `poll` for at most `timeout`, then dispatch readiness and fire timers.
+/// The wakes run on the calling thread, inside one batch.
+pub(crate) fn turn(handle: &Handle, core: &mut Core, timeout: Option<Duration>) {
+    let inner = &handle.inner;
+    match core.poll.poll(&mut core.events, timeout) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+        Err(e) => panic!("rt-io: mio::Poll::poll failed: {e}"),
+    }
+    if inner.kill.load(Ordering::Acquire) {
+        panic!("rt-io reactor thread killed by the test hook");
+    }
+    core.ready.extend(
+        core.events
+            .iter()
+            .filter(|e| e.token() != WAKER_TOKEN && e.token() != TIMER_TOKEN)
+            .map(|e| (e.token(), readiness_of(e))),
+    );
+    inner.slab.dispatch(core.ready.drain(..), &mut core.wakers);
+    let wakers = &mut core.wakers;
+    rt_core::batch::batch(|| {
+        for w in wakers.drain(..) {
+            w.wake();
+        }
+        inner.time.process();
+    });
+}
+
 /// The body of the `rt-io` thread.
-pub(crate) fn run(mut poll: mio::Poll, handle: Handle) {
+pub(crate) fn run(mut core: Core, handle: Handle) {
     struct ExitGuard<'a>(&'a Handle);
     impl Drop for ExitGuard<'_> {
         fn drop(&mut self) {
@@ -30,34 +91,9 @@ pub(crate) fn run(mut poll: mio::Poll, handle: Handle) {
     }
     let _exit = ExitGuard(&handle);
     let _enter = handle.enter();
-
-    let mut events = mio::Events::with_capacity(EVENTS_CAPACITY);
-    let mut ready = Vec::with_capacity(EVENTS_CAPACITY);
-    let mut wakers: Vec<Waker> = Vec::with_capacity(EVENTS_CAPACITY);
-    let inner = &handle.inner;
     while handle.is_running() {
-        let timeout = inner.time.next_timeout();
-        match poll.poll(&mut events, timeout) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => panic!("rt-io: mio::Poll::poll failed: {e}"),
-        }
-        if inner.kill.load(Ordering::Acquire) {
-            panic!("rt-io reactor thread killed by the test hook");
-        }
-        ready.extend(
-            events
-                .iter()
-                .filter(|e| e.token() != WAKER_TOKEN && e.token() != TIMER_TOKEN)
-                .map(|e| (e.token(), readiness_of(e))),
-        );
-        inner.slab.dispatch(ready.drain(..), &mut wakers);
-        rt_core::batch::batch(|| {
-            for w in wakers.drain(..) {
-                w.wake();
-            }
-            inner.time.process();
-        });
+        let timeout = handle.inner.time.next_timeout();
+        turn(&handle, &mut core, timeout);
     }
 }
 

@@ -15,6 +15,7 @@ use rt_core::sync::{AtomicBool, Mutex, Ordering};
 use rt_core::task::{Id, JoinHandle, Notified, OwnedTasks, Schedule, Task};
 
 use crate::park::{Parker, Unparker};
+use crate::IoDriver;
 
 /// Tasks run between two checks of the `block_on` future.
 const EVENT_INTERVAL: usize = 61;
@@ -27,6 +28,22 @@ struct Shared {
     parker: Mutex<Option<Parker>>,
     frame_pool: bool,
     polls: std::sync::atomic::AtomicU64,
+    io_driver: Option<Arc<dyn IoDriver>>,
+    /// The driving thread is (about to be) blocked in `io_driver` rather than on its parker.
+    on_driver: AtomicBool,
+}
+
+impl Shared {
+    /// Wakes the driving thread wherever it sleeps. Pairs with `block_on`'s idle path: it
+    /// publishes `on_driver` before re-checking the queue and its own woken flag.
+    fn unpark(&self) {
+        self.unparker.unpark();
+        if self.on_driver.load(Ordering::SeqCst) {
+            if let Some(d) = &self.io_driver {
+                d.unpark();
+            }
+        }
+    }
 }
 
 /// A handle to a current-thread scheduler.
@@ -52,6 +69,8 @@ pub struct CurrentThread {
 struct MainWaker {
     woken: AtomicBool,
     unparker: Unparker,
+    /// Set for `block_on` of a scheduler, whose thread may sleep in the IO driver.
+    shared: Option<Arc<Shared>>,
 }
 
 impl Wake for MainWaker {
@@ -62,14 +81,18 @@ impl Wake for MainWaker {
         // A swap, not a store: the driver clears the flag with a swap, and loom (0.7.3) lets
         // an RMW read a store superseded by a plain store that happens-before it, which shows up
         // as a false lost wake-up in the models. As an RMW the wake is ordered after the clear.
-        self.woken.swap(true, Ordering::AcqRel);
-        self.unparker.unpark();
+        self.woken.swap(true, Ordering::SeqCst);
+        match &self.shared {
+            Some(shared) => shared.unpark(),
+            None => self.unparker.unpark(),
+        }
     }
 }
 
 impl CurrentThread {
-    /// A new scheduler; `frame_pool` chooses where task cells come from.
-    pub fn new(frame_pool: bool) -> CurrentThread {
+    /// A new scheduler; `frame_pool` chooses where task cells come from; `io_driver`, if any, is
+    /// where the `block_on` thread sleeps when it has nothing to run.
+    pub fn new(frame_pool: bool, io_driver: Option<Arc<dyn IoDriver>>) -> CurrentThread {
         let parker = Parker::new();
         let unparker = parker.unparker().clone();
         CurrentThread {
@@ -81,6 +104,8 @@ impl CurrentThread {
                     parker: Mutex::new(Some(parker)),
                     frame_pool,
                     polls: std::sync::atomic::AtomicU64::new(0),
+                    io_driver,
+                    on_driver: AtomicBool::new(false),
                 }),
             },
         }
@@ -106,14 +131,24 @@ impl CurrentThread {
             }
         }
         let guard = PutBack(shared, Some(parker));
+        let _mode = rt_core::pool::enter_thread_mode(rt_core::pool::ThreadMode::Recycling);
         let main = Arc::new(MainWaker {
             woken: AtomicBool::new(true),
             unparker: shared.unparker.clone(),
+            shared: Some(shared.clone()),
         });
         let waker = Waker::from(main.clone());
         let mut cx = Context::from_waker(&waker);
         let mut future = pin!(future);
+        let mut tick = 0u32;
         loop {
+            tick = tick.wrapping_add(1);
+            if tick.is_multiple_of(EVENT_INTERVAL as u32) {
+                // Let IO and timers in even while tasks keep this thread busy.
+                if let Some(d) = &shared.io_driver {
+                    d.try_drive(Some(std::time::Duration::ZERO));
+                }
+            }
             if main.woken.swap(false, Ordering::AcqRel) {
                 if let Poll::Ready(out) = rt_core::coop::budget(|| future.as_mut().poll(&mut cx)) {
                     return out;
@@ -128,9 +163,26 @@ impl CurrentThread {
                 ran += 1;
             }
             if ran == 0 && !main.woken.load(Ordering::Acquire) {
-                guard.1.as_ref().expect("parker present").park();
+                self.idle(&main, guard.1.as_ref().expect("parker present"));
             }
         }
+    }
+
+    /// Nothing to run: sleep in the IO driver if there is one (so IO wakes land here without
+    /// another thread), else on the parker.
+    fn idle(&self, main: &MainWaker, parker: &Parker) {
+        let shared = &self.handle.shared;
+        if let Some(d) = &shared.io_driver {
+            shared.on_driver.store(true, Ordering::SeqCst);
+            let nothing = !main.woken.load(Ordering::SeqCst)
+                && shared.queue.lock().unwrap().as_ref().is_none_or(|q| q.is_empty());
+            let drove = nothing && d.try_drive(None);
+            shared.on_driver.store(false, Ordering::SeqCst);
+            if drove || !nothing {
+                return;
+            }
+        }
+        parker.park();
     }
 
     /// Cancels every task (each future dropped once, on this thread). Idempotent.
@@ -154,6 +206,7 @@ pub fn park_block_on<F: Future>(future: F) -> F::Output {
     let main = Arc::new(MainWaker {
         woken: AtomicBool::new(true),
         unparker: parker.unparker().clone(),
+        shared: None,
     });
     let waker = Waker::from(main.clone());
     let mut cx = Context::from_waker(&waker);
@@ -201,7 +254,7 @@ impl Handle {
 
 impl rt_core::batch::Unpark for Shared {
     fn unpark(&self) {
-        self.unparker.unpark();
+        Shared::unpark(self);
     }
 }
 
@@ -223,7 +276,7 @@ impl Schedule for Handle {
         }
         drop(q);
         if !rt_core::batch::defer(&self.shared) {
-            self.shared.unparker.unpark();
+            self.shared.unpark();
         }
     }
 }

@@ -23,6 +23,20 @@ use std::sync::Arc;
 /// The facade uses it to enter its runtime context (IO driver, spawn handle) around the loop.
 pub type ThreadHook = Arc<dyn Fn(&mut dyn FnMut()) + Send + Sync>;
 
+/// An IO and timer driver that an idle scheduler thread may block on instead of its parker, the
+/// way tokio's workers poll the reactor (the facade implements it over rt-io; rt-sched does not
+/// know what it drives).
+pub trait IoDriver: Send + Sync + 'static {
+    /// Blocks this thread in the driver until an event, [`IoDriver::unpark`] or `timeout`
+    /// (`None`: no limit); the wakes it causes run on this thread. Returns `false` at once when
+    /// another thread is driving.
+    fn try_drive(&self, timeout: Option<std::time::Duration>) -> bool;
+
+    /// Interrupts the thread inside `try_drive`; a wake-up sent while nobody drives makes the
+    /// next `try_drive` return at once.
+    fn unpark(&self);
+}
+
 /// A hook that just runs the loop.
 pub fn no_hook() -> ThreadHook {
     Arc::new(|run: &mut dyn FnMut()| run())

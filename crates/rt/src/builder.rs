@@ -28,6 +28,20 @@ pub struct Builder {
     max_blocking_threads: usize,
     keep_alive: Duration,
     frame_pool: bool,
+    reactor_thread: bool,
+}
+
+/// Lets an idle scheduler thread drive rt-io's reactor (see [`Builder::reactor_thread`]).
+struct WorkerDrivenIo(rt_io::Handle);
+
+impl rt_sched::IoDriver for WorkerDrivenIo {
+    fn try_drive(&self, timeout: Option<Duration>) -> bool {
+        self.0.try_drive(timeout)
+    }
+
+    fn unpark(&self) {
+        self.0.unpark_driver();
+    }
 }
 
 impl Builder {
@@ -50,6 +64,7 @@ impl Builder {
             max_blocking_threads: 512,
             keep_alive: Duration::from_secs(10),
             frame_pool: true,
+            reactor_thread: false,
         }
     }
 
@@ -100,6 +115,16 @@ impl Builder {
         self
     }
 
+    /// Where the IO reactor and timers are polled. `false` (the default): by the runtime's own
+    /// threads when they run out of tasks, one at a time, as tokio does — an event then wakes its
+    /// task on the thread that will run it, with no hop between threads. `true`: on a dedicated
+    /// `rt-io` thread, which keeps IO latency independent of how busy the workers are at the cost
+    /// of a thread hop per event (see `docs/ARCHITECTURE.md` for the measurements).
+    pub fn reactor_thread(&mut self, dedicated: bool) -> &mut Builder {
+        self.reactor_thread = dedicated;
+        self
+    }
+
     /// Does nothing: IO and timers are always enabled. For tokio compatibility.
     pub fn enable_all(&mut self) -> &mut Builder {
         self
@@ -117,7 +142,16 @@ impl Builder {
 
     /// Starts the runtime: its IO thread, and for multi-thread its workers.
     pub fn build(&mut self) -> io::Result<Runtime> {
-        let io = rt_io::Driver::start()?;
+        let io = if self.reactor_thread {
+            rt_io::Driver::start()?
+        } else {
+            rt_io::Driver::start_on_workers()?
+        };
+        let io_driver: Option<Arc<dyn rt_sched::IoDriver>> = if self.reactor_thread {
+            None
+        } else {
+            Some(Arc::new(WorkerDrivenIo(io.handle())))
+        };
         // The hooks need the handle, which needs the schedulers: tie the knot through a cell
         // that is filled before any runtime thread starts. It holds a `Weak`: the blocking pool
         // keeps its hook for good, and a strong handle there would be a reference cycle.
@@ -155,12 +189,13 @@ impl Builder {
                     thread_stack_size: self.thread_stack_size,
                     frame_pool: self.frame_pool,
                     on_thread: worker_hook,
+                    io_driver,
                 });
                 let h = mt.handle().clone();
                 (Kind::MultiThread(mt), Scheduler::MultiThread(h))
             }
             Flavor::CurrentThread => {
-                let ct = current_thread::CurrentThread::new(self.frame_pool);
+                let ct = current_thread::CurrentThread::new(self.frame_pool, io_driver);
                 let h = ct.handle().clone();
                 (Kind::CurrentThread(ct), Scheduler::CurrentThread(h))
             }

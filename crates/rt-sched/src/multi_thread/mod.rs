@@ -31,7 +31,7 @@ use crate::idle::Idle;
 use crate::metrics::{self, Counters, Metrics};
 use crate::park::{Parker, Unparker};
 use crate::queue::{Injector, Local, Stealer};
-use crate::ThreadHook;
+use crate::{IoDriver, ThreadHook};
 
 
 /// How a multi-thread scheduler is built.
@@ -47,6 +47,8 @@ pub struct Config {
     pub frame_pool: bool,
     /// Wraps each worker's run loop (the facade enters its runtime context here).
     pub on_thread: ThreadHook,
+    /// An IO driver idle workers block on instead of parking (one at a time), if any.
+    pub io_driver: Option<Arc<dyn IoDriver>>,
 }
 
 impl std::fmt::Debug for Config {
@@ -68,6 +70,9 @@ pub(crate) struct Shared {
     counters: Counters,
     shutdown: AtomicBool,
     frame_pool: bool,
+    io_driver: Option<Arc<dyn IoDriver>>,
+    /// Per worker: it is (about to be) blocked in `io_driver` rather than on its parker.
+    on_driver: Box<[crossbeam_utils::CachePadded<rt_core::sync::AtomicBool>]>,
 }
 
 /// A handle to a multi-thread scheduler: spawns tasks, and is the `Schedule` of its tasks.
@@ -111,6 +116,10 @@ impl MultiThread {
             counters: metrics::counters(n),
             shutdown: AtomicBool::new(false),
             frame_pool: config.frame_pool,
+            io_driver: config.io_driver.clone(),
+            on_driver: (0..n)
+                .map(|_| crossbeam_utils::CachePadded::new(AtomicBool::new(false)))
+                .collect(),
         });
         MultiThread {
             handle: Handle { shared },
@@ -161,7 +170,7 @@ impl MultiThread {
         if !shared.shutdown.swap(true, Ordering::AcqRel) {
             for i in 0..shared.unparkers.len() {
                 shared.idle.unpark_worker_by_id(i);
-                shared.unparkers[i].unpark();
+                shared.unpark_worker(i);
             }
         }
         let deadline = timeout.map(|t| Instant::now() + t);
@@ -287,7 +296,20 @@ impl Shared {
     fn notify_parked(&self) {
         if let Some(i) = self.idle.worker_to_notify() {
             self.counters[i].unpark();
-            self.unparkers[i].unpark();
+            self.unpark_worker(i);
+        }
+    }
+
+    /// Wakes worker `i` wherever it sleeps: on its parker, or in the IO driver. Pairs with the
+    /// check in `WorkerContext::park`: the worker publishes `on_driver` before it re-checks the
+    /// sleepers list, and we read it after taking the worker off that list, so one of the two
+    /// sides sees the other (both SeqCst, and the list is behind a lock).
+    fn unpark_worker(&self, i: usize) {
+        self.unparkers[i].unpark();
+        if self.on_driver[i].load(Ordering::SeqCst) {
+            if let Some(d) = &self.io_driver {
+                d.unpark();
+            }
         }
     }
 

@@ -14,8 +14,12 @@ use crate::queue::Local;
 const GLOBAL_QUEUE_INTERVAL: u32 = 61;
 /// Consecutive LIFO-slot polls allowed before the local queue gets a turn.
 const MAX_LIFO_POLLS: u32 = 3;
-/// Steal rounds before parking (each round looks at every queue once).
-const SPIN_ROUNDS: u32 = 4;
+/// Steal rounds before parking (each round looks at every queue once). Under loom one round
+/// and no spinning: spinning only delays the park, the protocol is the same, and every spin is
+/// a yield that multiplies the interleavings a model has to explore.
+const SPIN_ROUNDS: u32 = if cfg!(loom) { 1 } else { 4 };
+/// Spin-loop hints between two steal rounds: `SPINS << round`.
+const SPINS: u32 = if cfg!(loom) { 0 } else { 16 };
 /// A worker parked this long without work gives its idle frame-pool memory back.
 const TRIM_AFTER: Duration = Duration::from_millis(100);
 
@@ -54,6 +58,7 @@ impl Drop for ResetCurrent {
 }
 
 pub(crate) fn run(handle: Handle, index: usize, local: Local<Notified<Handle>>, parker: Parker) {
+    rt_core::pool::set_thread_mode(rt_core::pool::ThreadMode::Recycling);
     let cx = WorkerContext {
         handle,
         index,
@@ -130,6 +135,7 @@ impl WorkerContext {
         let tick = self.tick.get().wrapping_add(1);
         self.tick.set(tick);
         if tick.is_multiple_of(GLOBAL_QUEUE_INTERVAL) {
+            self.maintenance();
             if let Some(t) = self.shared().injector.pop() {
                 self.counters().remote_schedule();
                 return Some(t);
@@ -192,7 +198,7 @@ impl WorkerContext {
                 return None;
             }
             // Spin briefly: an unpark costs far more than a few rounds of looking.
-            for _ in 0..(16 << round) {
+            for _ in 0..(SPINS << round) {
                 rt_core::sync::spin_loop();
             }
         }
@@ -215,6 +221,21 @@ impl WorkerContext {
             if shared.is_shutdown() {
                 return;
             }
+            if let Some(driver) = &shared.io_driver {
+                match self.drive(driver.as_ref(), trimmed) {
+                    Drove::NotifiedMeanwhile => break,
+                    Drove::OwnWork => return,
+                    Drove::Idle => {
+                        if !trimmed {
+                            // The first drive had a timeout: idle that long, give memory back.
+                            rt_core::pool::trim();
+                            trimmed = true;
+                        }
+                        continue;
+                    }
+                    Drove::Busy => {}
+                }
+            }
             if trimmed || cfg!(loom) {
                 parker.park();
             } else {
@@ -233,4 +254,61 @@ impl WorkerContext {
         // Woken by `worker_to_notify`, which counted us as searching.
         self.is_searching.set(true);
     }
+
+    /// Parks in the IO driver instead of on the parker, if no other thread drives it.
+    fn drive(&self, driver: &dyn crate::IoDriver, trimmed: bool) -> Drove {
+        let shared = self.shared();
+        // Publish before the re-check; `Shared::unpark_worker` reads it after taking us off the
+        // sleepers list, so a notify is never lost between the check and the block.
+        shared.on_driver[self.index].store(true, rt_core::sync::Ordering::SeqCst);
+        if !shared.idle.is_parked(self.index) {
+            shared.on_driver[self.index].store(false, rt_core::sync::Ordering::SeqCst);
+            return Drove::NotifiedMeanwhile;
+        }
+        let timeout = if trimmed { None } else { Some(TRIM_AFTER) };
+        let drove = driver.try_drive(timeout);
+        shared.on_driver[self.index].store(false, rt_core::sync::Ordering::SeqCst);
+        if !drove {
+            return Drove::Busy;
+        }
+        if self.lifo_is_empty() && self.local.is_empty() {
+            return if shared.idle.is_parked(self.index) {
+                Drove::Idle
+            } else {
+                Drove::NotifiedMeanwhile
+            };
+        }
+        // The events woke tasks onto this worker: leave the sleepers ourselves, not searching.
+        if shared.idle.unpark_worker_by_id(self.index) {
+            Drove::OwnWork
+        } else {
+            Drove::NotifiedMeanwhile
+        }
+    }
+
+    fn lifo_is_empty(&self) -> bool {
+        let t = self.lifo.take();
+        let empty = t.is_none();
+        self.lifo.set(t);
+        empty
+    }
+
+    /// Every `GLOBAL_QUEUE_INTERVAL` ticks: let IO and timers in even while this worker is busy.
+    fn maintenance(&self) {
+        if let Some(driver) = &self.shared().io_driver {
+            driver.try_drive(Some(Duration::ZERO));
+        }
+    }
+}
+
+/// What parking in the IO driver came to.
+enum Drove {
+    /// Another thread drives: park on the parker instead.
+    Busy,
+    /// Nothing for us; still on the sleepers list: park again.
+    Idle,
+    /// A notify took us off the sleepers list (we count as searching).
+    NotifiedMeanwhile,
+    /// The driver woke tasks onto our own queue; we left the sleepers list ourselves.
+    OwnWork,
 }
