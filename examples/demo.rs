@@ -67,7 +67,7 @@ fn main() -> io::Result<()> {
         .worker_threads(workers)
         .build()?;
     println!(
-        "runtime: rt multi-thread, {workers} workers (+ the rt-io reactor thread); \
+        "runtime: rt multi-thread, {workers} workers (idle workers poll the IO reactor); \
          {connections} connections x {MESSAGE}-byte echo for {seconds} s on 127.0.0.1"
     );
 
