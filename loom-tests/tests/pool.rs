@@ -8,9 +8,16 @@
 //!   owner swaps it; no block is lost or handed out twice.
 //! * `abandonment_races_remote_free`: the owner exits (its heap abandons the slab) while a remote
 //!   thread frees a block of it; the last free, wherever it happens, releases the slab.
+//! * `transient_abandon_races_remote_frees`: in Transient mode the owner, its current slab full,
+//!   takes the slab's remote frees or abandons it, while a remote thread frees every block of
+//!   it; the slab is released once, by the owner's count or the last free.
+//! * `transient_abandon_races_last_free`: as above, but the remote thread frees all blocks but
+//!   one, and the owner frees that one itself after its allocation: through its free list if the
+//!   slab is still current, else by the count (rule 5), racing the remote thread for the release.
 //!
-//! Every execution ends with every slab released: checked by the owner after `trim`, and by
-//! loom's leak check (slabs come from `loom::alloc` under loom).
+//! The first three run their owner in Recycling mode. Every execution ends with every slab
+//! released: checked by the owner after `trim`, and by loom's leak check (slabs come from
+//! `loom::alloc` under loom).
 //! Under loom a slab is 1 KiB, so the 256-byte class holds only a few blocks.
 
 use std::alloc::Layout;
@@ -21,7 +28,7 @@ use std::sync::atomic::{AtomicBool as SeenFlag, Ordering::Relaxed as SeenOrder};
 use loom::sync::atomic::{AtomicBool, Ordering};
 use loom::sync::Arc;
 use loom::thread;
-use rt_core::pool::{self, SLAB_SIZE};
+use rt_core::pool::{self, ThreadMode, SLAB_SIZE};
 
 const LAYOUT: Layout = match Layout::from_size_align(256, 8) {
     Ok(layout) => layout,
@@ -44,6 +51,11 @@ impl Block {
         self.0 & !(SLAB_SIZE - 1)
     }
 
+    /// Whether this is the last block of its slab (blocks are carved in address order).
+    fn is_last_in_slab(self) -> bool {
+        self.0 - self.slab() == SLAB_SIZE - LAYOUT.size()
+    }
+
     fn free(self, mark: u64) {
         let ptr = NonNull::new(self.0 as *mut u8).unwrap();
         // SAFETY: the block is live and holds the mark written by `alloc`.
@@ -54,7 +66,7 @@ impl Block {
     }
 }
 
-/// Allocates blocks until this thread's only slab of the class is full: returns them, all in
+/// Recycling mode: allocates blocks until this thread's only slab of the class is full: returns them, all in
 /// that slab.
 fn fill_one_slab() -> Vec<Block> {
     let mut blocks = vec![Block::alloc(0)];
@@ -87,6 +99,7 @@ fn remote_free_races_owner_reclaim() {
     builder.preemption_bound = Some(2);
     builder.check(|| {
         thread::spawn(|| {
+            pool::set_thread_mode(ThreadMode::Recycling);
             let blocks = fill_one_slab();
             let victim = blocks[0];
             let remote = thread::spawn(move || victim.free(0));
@@ -126,6 +139,7 @@ fn two_remote_frees_race_one_swap() {
     builder.preemption_bound = Some(2);
     builder.check(|| {
         thread::spawn(|| {
+            pool::set_thread_mode(ThreadMode::Recycling);
             let blocks = fill_one_slab();
             let (a, b) = (blocks[0], blocks[1]);
             let freers =
@@ -168,6 +182,7 @@ fn abandonment_races_remote_free() {
     builder.preemption_bound = Some(2);
     builder.check(|| {
         let owner = thread::spawn(|| {
+            pool::set_thread_mode(ThreadMode::Recycling);
             let kept = Block::alloc(1);
             let sent = Block::alloc(2);
             let done = Arc::new(AtomicBool::new(false));
@@ -197,4 +212,95 @@ fn abandonment_races_remote_free() {
     });
     assert!(FREED_BEFORE_EXIT.load(SeenOrder));
     assert!(FREED_AROUND_EXIT.load(SeenOrder));
+}
+
+/// Transient mode: allocates blocks until the current slab of the class is full, without the
+/// allocation that would give it up; returns them, all in that slab.
+fn fill_current_slab() -> Vec<Block> {
+    assert_eq!(pool::thread_mode(), ThreadMode::Transient, "the default");
+    let mut blocks = vec![Block::alloc(0)];
+    while !blocks.last().unwrap().is_last_in_slab() {
+        blocks.push(Block::alloc(blocks.len() as u64));
+        assert_eq!(blocks.last().unwrap().slab(), blocks[0].slab());
+    }
+    blocks
+}
+
+/// The owner's next allocation, its current slab full, races `frees` of that slab's blocks on
+/// a remote thread: it takes the remote frees, or abandons the slab. Returns the remote thread,
+/// the block allocated and whether that reused the full slab.
+fn alloc_racing_remote_frees(
+    frees: Vec<(u64, Block)>,
+    full_slab: usize,
+) -> (thread::JoinHandle<()>, Block, bool) {
+    let remote = thread::spawn(move || {
+        for (mark, block) in frees {
+            block.free(mark);
+        }
+    });
+    let next = Block::alloc(99);
+    (remote, next, next.slab() == full_slab)
+}
+
+#[test]
+fn transient_abandon_races_remote_frees() {
+    static REUSED: SeenFlag = SeenFlag::new(false);
+    static ABANDONED: SeenFlag = SeenFlag::new(false);
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = Some(2);
+    builder.check(|| {
+        thread::spawn(|| {
+            let blocks = fill_current_slab();
+            let slab = blocks[0].slab();
+            let frees = (0..).zip(blocks).collect();
+            let (remote, next, reused) = alloc_racing_remote_frees(frees, slab);
+            // Abandoned with every block live, pushed, or counted down: the owner's add or the
+            // last count-down releases it (loom's leak check fails a slab never released).
+            let seen = if reused { &REUSED } else { &ABANDONED };
+            seen.store(true, SeenOrder);
+            remote.join().unwrap();
+            next.free(99);
+            assert_owner_released_all();
+        })
+        .join()
+        .unwrap();
+    });
+    assert!(REUSED.load(SeenOrder), "the owner never took a remote free");
+    assert!(
+        ABANDONED.load(SeenOrder),
+        "the owner never abandoned the slab"
+    );
+}
+
+#[test]
+fn transient_abandon_races_last_free() {
+    static REUSED: SeenFlag = SeenFlag::new(false);
+    static ABANDONED: SeenFlag = SeenFlag::new(false);
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = Some(2);
+    builder.check(|| {
+        thread::spawn(|| {
+            let mut blocks = fill_current_slab();
+            let slab = blocks[0].slab();
+            let kept = blocks.pop().unwrap();
+            let kept_mark = blocks.len() as u64;
+            let frees = (0..).zip(blocks).collect();
+            let (remote, next, reused) = alloc_racing_remote_frees(frees, slab);
+            let seen = if reused { &REUSED } else { &ABANDONED };
+            seen.store(true, SeenOrder);
+            // Our own block of the slab: onto its free list while it is current; else counted
+            // down like any remote free, racing the remote thread's last one for the release.
+            kept.free(kept_mark);
+            remote.join().unwrap();
+            next.free(99);
+            assert_owner_released_all();
+        })
+        .join()
+        .unwrap();
+    });
+    assert!(REUSED.load(SeenOrder), "the owner never took a remote free");
+    assert!(
+        ABANDONED.load(SeenOrder),
+        "the owner never abandoned the slab"
+    );
 }

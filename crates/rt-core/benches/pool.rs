@@ -1,11 +1,16 @@
-//! The frame pool against the global allocator.
+//! The frame pool, in each thread mode, against the global allocator. `pool` is the pool with the
+//! bench thread in Recycling mode (a worker), `pool_transient` in Transient mode (a thread that
+//! spawns from outside the runtime), `std` the global allocator.
 //!
-//! * `same_thread/{pool,std}/{128,1024}`: one alloc + one free of a 128 B or 1 KiB layout on the
-//!   same thread (the task spawned and completed on one worker).
-//! * `same_thread_batch/{pool,std}/128`: 64 allocs, then 64 frees (many tasks in flight).
-//! * `cross_thread/{pool,std}/128`: blocks allocated on the bench thread, sent in batches to a
-//!   second thread that frees them (a task stolen and completed elsewhere); the time per block
-//!   covers the alloc, the hand-off and the remote free, pipelined on two threads.
+//! * `same_thread/{pool,pool_transient,std}/{128,1024}`: one alloc + one free of a 128 B or
+//!   1 KiB layout on the same thread (the task spawned and completed on one worker).
+//! * `same_thread_batch/{pool,pool_transient,std}/128`: 64 allocs, then 64 frees (many tasks in
+//!   flight).
+//! * `cross_thread/{pool,pool_transient,std}/128`: blocks allocated on the bench thread, sent in
+//!   batches to a second thread that frees them (a task stolen and completed elsewhere, or
+//!   spawned from outside); the time per block covers the alloc, the hand-off and the remote
+//!   free, pipelined on two threads. In Transient mode it includes mapping and releasing a slab
+//!   whenever the freer falls behind by a slab's worth.
 //!
 //! Run: `cargo bench -p rt-core --bench pool`.
 
@@ -18,28 +23,58 @@ use std::time::{Duration, Instant};
 
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion};
+use rt_core::pool::{self, ThreadMode};
 
 /// One allocator under test; static dispatch, so the hot paths inline as they do in task code.
 trait Allocator: Send + 'static {
     const NAME: &'static str;
+    /// Readies the bench thread (its pool mode) before the allocator is measured on it.
+    fn enter() {}
     fn alloc(layout: Layout) -> NonNull<u8>;
     fn free(ptr: NonNull<u8>, layout: Layout);
 }
 
+/// The pool, the bench thread in Recycling mode.
 struct Pool;
 
 impl Allocator for Pool {
     const NAME: &'static str = "pool";
 
+    fn enter() {
+        pool::set_thread_mode(ThreadMode::Recycling);
+    }
+
     #[inline]
     fn alloc(layout: Layout) -> NonNull<u8> {
-        rt_core::pool::alloc(layout)
+        pool::alloc(layout)
     }
 
     #[inline]
     fn free(ptr: NonNull<u8>, layout: Layout) {
         // SAFETY: `ptr` came from `pool::alloc(layout)` and is not used again.
-        unsafe { rt_core::pool::dealloc(ptr, layout) }
+        unsafe { pool::dealloc(ptr, layout) }
+    }
+}
+
+/// The pool, the bench thread in Transient mode.
+struct TransientPool;
+
+impl Allocator for TransientPool {
+    const NAME: &'static str = "pool_transient";
+
+    fn enter() {
+        pool::set_thread_mode(ThreadMode::Transient);
+    }
+
+    #[inline]
+    fn alloc(layout: Layout) -> NonNull<u8> {
+        pool::alloc(layout)
+    }
+
+    #[inline]
+    fn free(ptr: NonNull<u8>, layout: Layout) {
+        // SAFETY: `ptr` came from `pool::alloc(layout)` and is not used again.
+        unsafe { pool::dealloc(ptr, layout) }
     }
 }
 
@@ -62,6 +97,7 @@ impl Allocator for Std {
 }
 
 fn same_thread_one<A: Allocator>(group: &mut BenchmarkGroup<'_, WallTime>, size: usize) {
+    A::enter();
     let layout = Layout::from_size_align(size, 8).unwrap();
     group.bench_with_input(BenchmarkId::new(A::NAME, size), &layout, |b, &layout| {
         b.iter(|| {
@@ -78,6 +114,7 @@ fn same_thread(c: &mut Criterion) {
     let mut group = c.benchmark_group("same_thread");
     for size in [128usize, 1024] {
         same_thread_one::<Pool>(&mut group, size);
+        same_thread_one::<TransientPool>(&mut group, size);
         same_thread_one::<Std>(&mut group, size);
     }
     group.finish();
@@ -85,6 +122,7 @@ fn same_thread(c: &mut Criterion) {
 
 fn same_thread_batch_one<A: Allocator>(group: &mut BenchmarkGroup<'_, WallTime>) {
     const BATCH: usize = 64;
+    A::enter();
     let layout = Layout::from_size_align(128, 8).unwrap();
     group.bench_function(BenchmarkId::new(A::NAME, 128), |b| {
         let mut blocks = Vec::with_capacity(BATCH);
@@ -105,6 +143,7 @@ fn same_thread_batch_one<A: Allocator>(group: &mut BenchmarkGroup<'_, WallTime>)
 fn same_thread_batch(c: &mut Criterion) {
     let mut group = c.benchmark_group("same_thread_batch");
     same_thread_batch_one::<Pool>(&mut group);
+    same_thread_batch_one::<TransientPool>(&mut group);
     same_thread_batch_one::<Std>(&mut group);
     group.finish();
 }
@@ -114,6 +153,7 @@ struct Batch(Vec<usize>);
 
 fn cross_thread_one<A: Allocator>(group: &mut BenchmarkGroup<'_, WallTime>) {
     const BATCH: usize = 256;
+    A::enter();
     let layout = Layout::from_size_align(128, 8).unwrap();
     group.bench_function(BenchmarkId::new(A::NAME, 128), |b| {
         b.iter_custom(|iters| {
@@ -143,7 +183,7 @@ fn cross_thread_one<A: Allocator>(group: &mut BenchmarkGroup<'_, WallTime>) {
             freer.join().unwrap();
             let elapsed = start.elapsed();
             // Take back what the freer pushed, so the next sample starts alike.
-            rt_core::pool::trim();
+            pool::trim();
             elapsed.max(Duration::from_nanos(1))
         })
     });
@@ -152,6 +192,7 @@ fn cross_thread_one<A: Allocator>(group: &mut BenchmarkGroup<'_, WallTime>) {
 fn cross_thread(c: &mut Criterion) {
     let mut group = c.benchmark_group("cross_thread");
     cross_thread_one::<Pool>(&mut group);
+    cross_thread_one::<TransientPool>(&mut group);
     cross_thread_one::<Std>(&mut group);
     group.finish();
 }

@@ -1,10 +1,24 @@
 //! Every size class, at and around its boundaries and at every alignment up to the largest class:
-//! blocks are aligned, big enough, and never overlap while live.
+//! blocks are aligned, big enough, and never overlap while live, in both thread modes. Also run
+//! under `cfg(rt_pool_bypass)`, where they come from the global allocator.
 
 use std::alloc::Layout;
 use std::ptr::NonNull;
+use std::thread;
 
-use rt_core::pool::{self, MAX_POOLED, MIN_BLOCK};
+use rt_core::pool::{self, ThreadMode, MAX_POOLED, MIN_BLOCK};
+
+/// Runs `check` on a fresh thread in each mode.
+fn in_each_mode(check: fn()) {
+    for mode in [ThreadMode::Recycling, ThreadMode::Transient] {
+        thread::spawn(move || {
+            pool::set_thread_mode(mode);
+            check();
+        })
+        .join()
+        .unwrap_or_else(|_| panic!("failed in {mode:?} mode"));
+    }
+}
 
 /// Fills `len` bytes at `ptr` with a pattern drawn from `seed`.
 fn fill(ptr: NonNull<u8>, len: usize, seed: usize) {
@@ -48,13 +62,19 @@ fn class_size(layout: Layout) -> Option<usize> {
 
 #[test]
 fn every_class_boundary_and_alignment() {
+    in_each_mode(every_class_boundary_and_alignment_here);
+}
+
+fn every_class_boundary_and_alignment_here() {
     let mut live = Vec::new();
     for (seed, layout) in layouts().into_iter().enumerate() {
         for copy in 0..3 {
             let ptr = pool::alloc(layout);
             let addr = ptr.as_ptr() as usize;
             assert_eq!(addr % layout.align(), 0, "{layout:?} misaligned");
-            if let Some(size) = class_size(layout) {
+            // Under `cfg(rt_pool_bypass)` every block is the global allocator's, aligned to
+            // the layout only.
+            if let Some(size) = class_size(layout).filter(|_| !cfg!(rt_pool_bypass)) {
                 assert_eq!(
                     addr % size,
                     0,
@@ -76,6 +96,10 @@ fn every_class_boundary_and_alignment() {
 
 #[test]
 fn live_blocks_never_overlap() {
+    in_each_mode(live_blocks_never_overlap_here);
+}
+
+fn live_blocks_never_overlap_here() {
     // Sizes cycling through every class; half freed and reallocated midway.
     let sizes: Vec<usize> = (0..20_000).map(|i| 1 + (i * 97) % MAX_POOLED).collect();
     let mut live: Vec<Option<(NonNull<u8>, Layout, usize)>> = Vec::new();

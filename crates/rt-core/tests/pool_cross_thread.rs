@@ -1,12 +1,13 @@
-//! Cross-thread frees: blocks allocated on one thread and freed on others go back to the owner's
-//! slabs, and the owner allocates them again instead of mapping new slabs.
+#![cfg(not(rt_pool_bypass))]
+//! Cross-thread frees in Recycling mode: blocks allocated on one thread and freed on others go
+//! back to the owner's slabs, and the owner allocates them again instead of mapping new slabs.
 
 use std::alloc::Layout;
 use std::ptr::NonNull;
 use std::sync::{mpsc, Arc, Barrier};
 use std::thread;
 
-use rt_core::pool::{self, SLAB_SIZE};
+use rt_core::pool::{self, ThreadMode, SLAB_SIZE};
 
 const LAYOUT: Layout = match Layout::from_size_align(128, 8) {
     Ok(layout) => layout,
@@ -43,6 +44,7 @@ fn owner_reuses_blocks_freed_by_other_threads() {
     const FREERS: usize = 4;
     const BLOCKS: usize = 3 * SLAB_SIZE / 128;
     thread::spawn(|| {
+        pool::set_thread_mode(ThreadMode::Recycling);
         let blocks: Vec<Addr> = (0..BLOCKS).map(alloc_marked).collect();
         let owned = pool::stats().owned_slabs;
         assert!(owned >= 3, "{owned} slabs for {BLOCKS} blocks");
@@ -121,6 +123,7 @@ fn blocks_circulate_between_many_threads() {
             let next = senders[(me + 1) % THREADS].clone();
             let all_freed = all_freed.clone();
             thread::spawn(move || {
+                pool::set_thread_mode(ThreadMode::Recycling);
                 for round in 0..ROUNDS {
                     let batch = (0..PER_ROUND)
                         .map(|i| {

@@ -1,4 +1,5 @@
-//! Idle memory is bounded: after a burst of 1,000,000 live blocks is freed, a thread keeps at
+#![cfg(not(rt_pool_bypass))]
+//! Idle memory is bounded in Recycling mode: after a burst of 1,000,000 live blocks is freed, a thread keeps at
 //! most `IDLE_CAP_BYTES` of idle slabs, the rest goes back to the OS, and the process's resident
 //! set returns near where it started.
 
@@ -6,7 +7,7 @@ use std::alloc::Layout;
 use std::ptr::NonNull;
 use std::thread;
 
-use rt_core::pool::{self, IDLE_CAP_BYTES, SLAB_SIZE};
+use rt_core::pool::{self, ThreadMode, IDLE_CAP_BYTES, SLAB_SIZE};
 
 /// Resident set size of this process, in bytes (Linux: `/proc/self/statm`, field 2, in pages).
 fn rss() -> usize {
@@ -26,6 +27,7 @@ fn burst_of_a_million_blocks_returns_memory() {
     let layout = Layout::from_size_align(128, 8).unwrap();
     let start = rss();
     thread::spawn(move || {
+        pool::set_thread_mode(ThreadMode::Recycling);
         let mut blocks: Vec<NonNull<u8>> = Vec::with_capacity(BLOCKS);
         for i in 0..BLOCKS {
             let ptr = pool::alloc(layout);

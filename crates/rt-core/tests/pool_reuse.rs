@@ -1,18 +1,32 @@
-//! Same-thread reuse: a block freed on the thread that allocated it is the next one handed out,
-//! and a tight alloc/free loop stays within one slab.
+#![cfg(not(rt_pool_bypass))]
+//! Same-thread reuse, in both modes: a block freed on the thread that allocated it is the next
+//! one handed out, and a tight alloc/free loop stays within one slab (a ring head in Recycling
+//! mode, the current slab in Transient mode).
 
 use std::alloc::Layout;
 use std::thread;
 
-use rt_core::pool;
+use rt_core::pool::{self, ThreadMode};
 
 fn layout(size: usize) -> Layout {
     Layout::from_size_align(size, 8).unwrap()
 }
 
+/// Runs `check` on a fresh thread in each mode.
+fn in_each_mode(check: fn()) {
+    for mode in [ThreadMode::Recycling, ThreadMode::Transient] {
+        thread::spawn(move || {
+            pool::set_thread_mode(mode);
+            check();
+        })
+        .join()
+        .unwrap_or_else(|_| panic!("failed in {mode:?} mode"));
+    }
+}
+
 #[test]
 fn freed_block_is_handed_out_again() {
-    thread::spawn(|| {
+    in_each_mode(|| {
         let l = layout(100);
         let a = pool::alloc(l);
         // SAFETY: `a` came from `alloc(l)` and is not used again.
@@ -21,14 +35,12 @@ fn freed_block_is_handed_out_again() {
         assert_eq!(a, b, "the freed block is reused first");
         // SAFETY: as above.
         unsafe { pool::dealloc(b, l) };
-    })
-    .join()
-    .unwrap();
+    });
 }
 
 #[test]
 fn free_list_is_last_in_first_out() {
-    thread::spawn(|| {
+    in_each_mode(|| {
         let l = layout(200);
         let blocks: Vec<_> = (0..3).map(|_| pool::alloc(l)).collect();
         for &b in &blocks {
@@ -42,14 +54,12 @@ fn free_list_is_last_in_first_out() {
             // SAFETY: as above.
             unsafe { pool::dealloc(b, l) };
         }
-    })
-    .join()
-    .unwrap();
+    });
 }
 
 #[test]
 fn alloc_free_loop_stays_in_one_slab() {
-    thread::spawn(|| {
+    in_each_mode(|| {
         let l = layout(64);
         assert_eq!(pool::stats().owned_slabs, 0, "a fresh thread owns nothing");
         let first = pool::alloc(l);
@@ -67,14 +77,12 @@ fn alloc_free_loop_stays_in_one_slab() {
             stats.idle_bytes, 0,
             "the empty head slab is not idle: {stats:?}"
         );
-    })
-    .join()
-    .unwrap();
+    });
 }
 
 #[test]
 fn sizes_of_one_class_share_blocks() {
-    thread::spawn(|| {
+    in_each_mode(|| {
         // 65..=128 bytes are all the 128-byte class: a freed 65-byte block serves a 128-byte one.
         let small = layout(65);
         let a = pool::alloc(small);
@@ -85,7 +93,5 @@ fn sizes_of_one_class_share_blocks() {
         assert_eq!(a, b);
         // SAFETY: `b` came from `alloc(big)`.
         unsafe { pool::dealloc(b, big) };
-    })
-    .join()
-    .unwrap();
+    });
 }

@@ -1,4 +1,6 @@
-//! A thread that exits with live blocks: its slabs are abandoned, the blocks stay valid, and
+#![cfg(not(rt_pool_bypass))]
+//! A thread that exits with live blocks (in Recycling mode; `pool_transient_*.rs` cover the
+//! Transient one): its slabs are abandoned, the blocks stay valid, and
 //! freeing them later on other threads (or from a thread-local destructor that runs after the
 //! heap's) releases every slab. One test, so the process-wide counters are exact.
 
@@ -8,7 +10,7 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 
-use rt_core::pool::{self, SLAB_SIZE};
+use rt_core::pool::{self, ThreadMode, SLAB_SIZE};
 
 const LAYOUT: Layout = match Layout::from_size_align(256, 8) {
     Ok(layout) => layout,
@@ -62,6 +64,7 @@ fn exited_threads_slabs_drain_and_release() {
     // 1. Exit with live blocks (and some pending remote frees); free the rest on two threads.
     const BLOCKS: usize = 2 * SLAB_SIZE / 256;
     let blocks: Vec<(usize, usize)> = thread::spawn(|| {
+        pool::set_thread_mode(ThreadMode::Recycling);
         let blocks: Vec<(usize, usize)> = (0..BLOCKS).map(|i| (i, alloc_marked(i))).collect();
         // Free a few on another thread while we are alive: they wait in the remote lists.
         let (early, rest) = blocks.split_at(10);
@@ -97,8 +100,10 @@ fn exited_threads_slabs_drain_and_release() {
     // 2. A thread-local destructor frees and allocates after (or before: the order is the
     // platform's) the heap's own destructor.
     thread::spawn(|| {
-        // Touch the stash first so that its destructor is registered before the heap's.
+        // Touch the stash first so that its destructor is registered before the heap's (which
+        // `set_thread_mode` touches).
         STASH.with(|_| {});
+        pool::set_thread_mode(ThreadMode::Recycling);
         let blocks: Vec<(usize, usize)> = (0..5).map(|i| (i, alloc_marked(i))).collect();
         STASH.with(|stash| stash.borrow_mut().0.extend(blocks));
     })

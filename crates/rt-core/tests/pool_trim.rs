@@ -1,4 +1,5 @@
-//! `trim` takes the blocks other threads freed into this thread's slabs and releases idle slabs
+#![cfg(not(rt_pool_bypass))]
+//! In Recycling mode, `trim` takes the blocks other threads freed into this thread's slabs and releases idle slabs
 //! down to `TRIM_FLOOR_BYTES`; after a burst freed remotely, the resident set returns near where
 //! it started. One test, so the process-wide numbers are this test's alone.
 
@@ -6,7 +7,7 @@ use std::alloc::Layout;
 use std::ptr::NonNull;
 use std::thread;
 
-use rt_core::pool::{self, IDLE_CAP_BYTES, SLAB_SIZE, TRIM_FLOOR_BYTES};
+use rt_core::pool::{self, ThreadMode, IDLE_CAP_BYTES, SLAB_SIZE, TRIM_FLOOR_BYTES};
 
 fn rss() -> usize {
     let statm = std::fs::read_to_string("/proc/self/statm").expect("/proc/self/statm");
@@ -31,6 +32,7 @@ fn free_all(addrs: Addrs, layout: Layout) {
 fn trim_releases_idle_and_remotely_freed_slabs() {
     let start = rss();
     thread::spawn(move || {
+        pool::set_thread_mode(ThreadMode::Recycling);
         // 1. Local frees leave up to the cap idle; trim cuts that to the floor.
         let layout = Layout::from_size_align(1024, 8).unwrap();
         let per_slab = SLAB_SIZE / 1024;

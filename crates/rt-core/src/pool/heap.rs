@@ -1,18 +1,26 @@
-//! The per-thread heap: for each size class a ring of the slabs this thread owns, an idle cache
-//! of fully free slabs, and the thread's heap id. Everything here is touched by its own thread
-//! only, so it is all `Cell`s; the remote side of a slab lives in `slab.rs`.
+//! The per-thread heap: its [`ThreadMode`], for each size class a ring of the recycling slabs
+//! this thread owns and at most one *current* transient slab, an idle cache of fully free
+//! recycling slabs, and the thread's heap id. Everything here is touched by its own thread only,
+//! so it is all `Cell`s; the remote side of a slab lives in `slab.rs`.
 //!
-//! Per class the slabs form a circular doubly linked list through `Local::{prev, next}`; its head
-//! is the slab allocation draws from. The slow path rotates the ring: a full head moves to the
-//! back and the next slab gets its turn, so each full slab is looked at again (for remote frees)
-//! once every lap, and a lap is bounded by `SCAN_BUDGET` slabs per slow path.
+//! Recycling mode: per class the slabs form a circular doubly linked list through
+//! `Local::{prev, next}`; its head is the slab allocation draws from. The slow path rotates the
+//! ring: a full head moves to the back and the next slab gets its turn, so each full slab is
+//! looked at again (for remote frees) once every lap, and a lap is bounded by `SCAN_BUDGET` slabs
+//! per slow path.
+//!
+//! Transient mode: per class allocation draws from the current slab only. When it is full the
+//! slow path takes its remote frees; if there are none it abandons the slab (rule 4) and maps a
+//! fresh one, so a full transient slab belongs to nobody and is released by whoever frees its
+//! last block (rule 9).
 
 use std::cell::Cell;
 use std::ptr::{self, NonNull};
 
 use super::class::{Class, IDLE_CAP_SLABS, NUM_CLASSES, SCAN_BUDGET, SLAB_SIZE, TRIM_FLOOR_SLABS};
 use super::counters;
-use super::slab::Slab;
+use super::slab::{Slab, NO_HEAP};
+use super::ThreadMode;
 
 /// One thread's heap (see the module docs).
 #[derive(Debug)]
@@ -25,8 +33,13 @@ pub(super) struct Heap {
     idle: Cell<*mut Slab>,
     /// Length of the idle stack, at most `IDLE_CAP_SLABS` (rule 6).
     idle_len: Cell<usize>,
-    /// Slabs this heap owns: on a ring or idle.
+    /// Slabs this heap owns: on a ring, idle, or current.
     owned: Cell<usize>,
+    /// Per class, the transient slab Transient mode allocates from (null when there is none).
+    /// Its owner is `NO_HEAP`; this heap holds it until it abandons it (rule 9).
+    current: [Cell<*mut Slab>; NUM_CLASSES],
+    /// Where allocation goes: the rings or the current slabs.
+    mode: Cell<ThreadMode>,
 }
 
 impl Heap {
@@ -37,13 +50,20 @@ impl Heap {
             idle: Cell::new(ptr::null_mut()),
             idle_len: Cell::new(0),
             owned: Cell::new(0),
+            current: [const { Cell::new(ptr::null_mut()) }; NUM_CLASSES],
+            mode: Cell::new(ThreadMode::Transient),
         }
     }
 
-    /// This heap's id, or 0 when it has never owned a slab.
-    #[inline]
-    pub(super) fn id(&self) -> usize {
-        self.id.get()
+    /// The mode allocation follows.
+    pub(super) fn mode(&self) -> ThreadMode {
+        self.mode.get()
+    }
+
+    /// Sends later allocations to the rings (Recycling) or the current slabs (Transient). Slabs
+    /// already made stay as they are: frees go by the slab, not by the mode (rule 9).
+    pub(super) fn set_mode(&self, mode: ThreadMode) {
+        self.mode.set(mode);
     }
 
     /// Bytes held in idle slabs.
@@ -51,7 +71,7 @@ impl Heap {
         self.idle_len.get() * SLAB_SIZE
     }
 
-    /// Slabs owned, on a ring or idle.
+    /// Slabs owned, on a ring, idle or current.
     pub(super) fn owned_slabs(&self) -> usize {
         self.owned.get()
     }
@@ -59,13 +79,21 @@ impl Heap {
     /// A block of `class`.
     #[inline]
     pub(super) fn alloc(&self, class: Class) -> NonNull<u8> {
-        if let Some(head) = NonNull::new(self.rings[class.index()].get()) {
-            // SAFETY: slabs on our rings are ours (rule 1).
+        let mode = self.mode.get();
+        let head = match mode {
+            ThreadMode::Recycling => self.rings[class.index()].get(),
+            ThreadMode::Transient => self.current[class.index()].get(),
+        };
+        if let Some(head) = NonNull::new(head) {
+            // SAFETY: slabs on our rings, and our current slabs, are ours (rule 1).
             if let Some(block) = unsafe { head.as_ref().pop() } {
                 return block;
             }
         }
-        self.alloc_slow(class)
+        match mode {
+            ThreadMode::Recycling => self.alloc_slow(class),
+            ThreadMode::Transient => self.alloc_transient_slow(class),
+        }
     }
 
     #[cold]
@@ -99,13 +127,71 @@ impl Heap {
         unsafe { slab.as_ref().pop() }.expect("a fresh slab has a free block")
     }
 
-    /// Frees a block of one of our slabs.
+    /// Transient mode, the current slab of `class` is full (or there is none): take its remote
+    /// frees, else abandon it and map a fresh current slab (rule 9).
+    #[cold]
+    fn alloc_transient_slow(&self, class: Class) -> NonNull<u8> {
+        let slot = &self.current[class.index()];
+        if let Some(slab) = NonNull::new(slot.get()) {
+            // SAFETY: our current slab is ours (rule 1).
+            unsafe {
+                slab.as_ref().collect_remote();
+                if let Some(block) = slab.as_ref().pop() {
+                    return block;
+                }
+            }
+            // Full, and nothing came back: give it up. From here on its blocks are counted
+            // down by whoever frees them, us included (`try_free_local` no longer sees it).
+            slot.set(ptr::null_mut());
+            self.owned.set(self.owned.get() - 1);
+            // SAFETY: the slab is ours, on no list now, and we never touch it again.
+            unsafe { Slab::abandon(slab) };
+        }
+        self.owned.set(self.owned.get() + 1);
+        let slab = Slab::create(NO_HEAP, class);
+        slot.set(slab.as_ptr());
+        // SAFETY: the slab is our current one.
+        unsafe { slab.as_ref().pop() }.expect("a fresh slab has a free block")
+    }
+
+    /// Frees `block` of `slab` (of `class`, with owner id `owner`) here when the slab is ours:
+    /// one of our recycling slabs, or our current transient slab. Returns `false`, having done
+    /// nothing, when the block must take the remote path.
+    ///
+    /// # Safety
+    ///
+    /// `block` is a live block of `slab`, which is carved for `class` and has owner `owner`; the
+    /// block is not used afterwards if this returns `true`.
+    #[inline]
+    pub(super) unsafe fn try_free_local(
+        &self,
+        slab: NonNull<Slab>,
+        owner: usize,
+        class: Class,
+        block: NonNull<u8>,
+    ) -> bool {
+        if owner == self.id.get() {
+            // SAFETY: the slab is this heap's (rule 1); forwarded from the caller.
+            unsafe { self.free_local(slab, block) };
+            return true;
+        }
+        if self.current[class.index()].get() == slab.as_ptr() {
+            // A current slab stays current even when this leaves it fully free, as a ring head
+            // does (rule 6): `trim` releases it.
+            // SAFETY: our current slab is ours (rule 1); forwarded from the caller.
+            let _ = unsafe { slab.as_ref().push(block) };
+            return true;
+        }
+        false
+    }
+
+    /// Frees a block of one of our recycling slabs.
     ///
     /// # Safety
     ///
     /// `slab` is owned by this heap and `block` is a live block of it, not used afterwards.
     #[inline]
-    pub(super) unsafe fn free_local(&self, slab: NonNull<Slab>, block: NonNull<u8>) {
+    unsafe fn free_local(&self, slab: NonNull<Slab>, block: NonNull<u8>) {
         // SAFETY: forwarded from the caller.
         if let Some(class) = unsafe { slab.as_ref().push(block) } {
             // Rule 6: a fully free slab that is not its ring's head leaves the ring.
@@ -130,11 +216,23 @@ impl Heap {
         }
     }
 
-    /// Collects every slab's remote frees, retires the fully free ones, and releases idle slabs
-    /// down to `TRIM_FLOOR_SLABS`.
+    /// Collects every slab's remote frees, retires the fully free ones, releases fully free
+    /// current slabs, and releases idle slabs down to `TRIM_FLOOR_SLABS`.
     pub(super) fn trim(&self) {
         for index in 0..NUM_CLASSES {
             let class = Class::from_index(index);
+            if let Some(slab) = NonNull::new(self.current[index].get()) {
+                // SAFETY: our current slab is ours; a fully free one has an empty remote word
+                // (rule 7) and no block for anyone to free, so it can go at once.
+                unsafe {
+                    slab.as_ref().collect_remote();
+                    if slab.as_ref().local(|local| local.used) == 0 {
+                        self.current[index].set(ptr::null_mut());
+                        self.owned.set(self.owned.get() - 1);
+                        Slab::release(slab);
+                    }
+                }
+            }
             let mut cursor = self.rings[index].get();
             // SAFETY: every slab on our rings is ours.
             for _ in 0..unsafe { self.ring_len(class) } {
@@ -270,11 +368,16 @@ impl Heap {
 }
 
 impl Drop for Heap {
-    /// The thread is exiting: idle slabs go back to the system, and every slab on a ring is
-    /// abandoned (rule 4): released now if fully free, else by whoever frees its last block.
+    /// The thread is exiting: idle slabs go back to the system, and every slab on a ring, and
+    /// every current slab, is abandoned (rule 4): released now if fully free, else by whoever
+    /// frees its last block.
     fn drop(&mut self) {
         for index in 0..NUM_CLASSES {
             let class = Class::from_index(index);
+            if let Some(slab) = NonNull::new(self.current[index].replace(ptr::null_mut())) {
+                // SAFETY: our current slab is ours, and we never touch it again.
+                unsafe { Slab::abandon(slab) };
+            }
             // SAFETY: our rings are well formed.
             let len = unsafe { self.ring_len(class) };
             let mut cursor = self.rings[index].get();

@@ -19,7 +19,8 @@
 //!  +-------------------------------------------------+-----------+---+
 //!  | address of the newest remote-freed block >> 6   |   zero    | A |
 //!  +-------------------------------------------------+-----------+---+
-//!    A = ABANDONED: the owner is gone (or never existed: a detached slab).
+//!    A = ABANDONED: the owner gave the slab up (a full transient slab, or its thread exited),
+//!        or there never was one (a detached slab).
 //!    With A clear the address bits head a Treiber stack linked through each block's first word.
 //!    With A set they are zero: nobody pushes any more (rule 4 in pool/mod.rs).
 //! ```
@@ -35,12 +36,12 @@ use super::class::{Class, SLAB_SIZE};
 use super::{counters, mapping};
 use crate::sync::{AtomicUsize, Ordering, UnsafeCell};
 
-/// Bit 0 of the remote word: the slab's owner is gone.
+/// Bit 0 of the remote word: the slab's owner gave it up (or it never had one).
 const ABANDONED: usize = 1;
 
-/// The owner id of a detached slab (one made for a thread whose heap is already destroyed); no
-/// heap ever has it.
-pub(super) const DETACHED: usize = usize::MAX;
+/// The owner id of the slabs no heap frees into by id: transient slabs (rule 9), and detached
+/// ones (made for a thread whose heap is already destroyed). No heap ever has it.
+pub(super) const NO_HEAP: usize = usize::MAX;
 
 /// The header at the base of every slab.
 #[repr(C)]
@@ -48,7 +49,7 @@ pub(super) struct Slab {
     /// What remote threads write, on a cache line of its own so remote frees do not slow the
     /// owner's hot path.
     shared: CachePadded<Shared>,
-    /// Id of the owning heap (or [`DETACHED`]). Written once when the slab is mapped, before any
+    /// Id of the owning heap (or [`NO_HEAP`]). Written once when the slab is mapped, before any
     /// block is handed out; read by every `dealloc` to tell a local free from a remote one.
     owner: usize,
     /// Owner-only state (rule 1).
@@ -115,7 +116,7 @@ impl Slab {
     /// is already destroyed. The slab is born abandoned with one live block, so freeing that block
     /// (on any thread) releases it (rule 5).
     pub(super) fn detached_block(class: Class) -> NonNull<u8> {
-        let slab = Slab::create(DETACHED, class);
+        let slab = Slab::create(NO_HEAP, class);
         counters::slab_abandoned();
         // SAFETY: the slab was just made and is shared with nobody yet.
         let block = unsafe { slab.as_ref().pop() }.expect("a fresh slab has a free block");
@@ -139,7 +140,7 @@ impl Slab {
         counters::slab_released();
     }
 
-    /// Id of the owning heap.
+    /// Id of the owning heap, or [`NO_HEAP`].
     #[inline]
     pub(super) fn owner(&self) -> usize {
         self.owner
@@ -267,7 +268,7 @@ impl Slab {
     ///
     /// # Safety
     ///
-    /// The caller is the slab's owner, and never touches the slab again.
+    /// The caller is the slab's owner (rule 1), and never touches the slab again.
     pub(super) unsafe fn abandon(slab: NonNull<Slab>) {
         counters::slab_abandoned();
         // SAFETY: the slab is mapped until its last block is freed, which cannot happen before
