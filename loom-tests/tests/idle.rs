@@ -9,6 +9,10 @@
 //! * `local_spawn_spill_is_not_lost`: a task on a worker spawns two more; the second takes
 //!   the LIFO slot and pushes the first to the local queue, which wakes the other worker
 //!   (unless one is searching); the first is then run locally or stolen, and never lost.
+//!   Explored at preemption bound 1 only (see the test).
+//!
+//! Under loom the workers search one round and do not spin (`worker.rs`), so that each model
+//! stays within seconds.
 
 mod task_support;
 
@@ -18,7 +22,7 @@ use loom::thread;
 use rt_core::task::next_id;
 use rt_sched::current_thread::park_block_on;
 use rt_sched::multi_thread::{Config, MultiThread};
-use task_support::{model, Seen};
+use task_support::{model, model_capped, Seen};
 
 fn config(workers: usize) -> Config {
     Config {
@@ -62,7 +66,8 @@ fn remote_spawn_is_not_lost() {
 #[test]
 fn local_spawn_spill_is_not_lost() {
     static SEEN: Seen = Seen::new();
-    model(|| {
+    // Preemption bound 1: about 74k executions (15 s); at bound 2 it runs for over 5 minutes.
+    model_capped(1, || {
         let mut rt = MultiThread::new(config(2));
         rt.start().unwrap();
         let handle = rt.handle().clone();

@@ -2,8 +2,9 @@
 //! loom models of the join-waker protocol (rules 4-6 in rt-core's `task/mod.rs`): a
 //! `JoinHandle` polled on one thread while its task completes on another.
 //!
-//! * `block_on_join_sees_completion`: `block_on(join)` (parking on a loom-visible waker) against a completing
-//!   poll; no lost wake-up (loom reports a deadlock if the handle is never woken).
+//! * `block_on_join_sees_completion`: `block_on(join)` (waiting on a loom-visible waker)
+//!   against a completing poll; no lost wake-up (loom reports a deadlock if the handle is never
+//!   woken).
 //! * `join_waker_replaced_races_complete`: the handle is polled with one waker, then with a
 //!   different one (clear JOIN_WAKER, rewrite the slot, set it again) while the task completes;
 //!   the second waker is the one woken, and every waker clone is dropped exactly once.

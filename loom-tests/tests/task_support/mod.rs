@@ -21,10 +21,15 @@ use rt_core::task::{next_id, JoinHandle, Notified, OwnedTasks, Schedule, Task};
 /// Runs `f` under loom with the preemption bound from `LOOM_MAX_PREEMPTIONS`, 2 when unset;
 /// prints how many executions it explored (see it with `--nocapture`).
 pub fn model(f: impl Fn() + Sync + Send + 'static) {
+    model_capped(usize::MAX, f);
+}
+
+/// [`model`], with the preemption bound capped at `cap` for a model too big to explore deeper
+/// within the suite's time budget (each caller says why).
+pub fn model_capped(cap: usize, f: impl Fn() + Sync + Send + 'static) {
     let mut b = loom::model::Builder::new();
-    if b.preemption_bound.is_none() {
-        b.preemption_bound = Some(2);
-    }
+    let bound = b.preemption_bound.unwrap_or(2).min(cap);
+    b.preemption_bound = Some(bound);
     let runs = std::sync::Arc::new(StdAtomicUsize::new(0));
     let counted = runs.clone();
     let start = std::time::Instant::now();
@@ -40,6 +45,15 @@ pub fn model(f: impl Fn() + Sync + Send + 'static) {
     );
 }
 
+/// Whether `LOOM_MAX_PREEMPTIONS` asks for less than the default bound of 2, which the
+/// outcome lists are written for: some interleavings, and so some outcomes, are then out of
+/// reach.
+fn below_default_bound() -> bool {
+    loom::model::Builder::new()
+        .preemption_bound
+        .is_some_and(|b| b < 2)
+}
+
 /// Outcomes observed across the executions of one model; a `static` per model.
 pub struct Seen(std::sync::Mutex<BTreeSet<String>>);
 
@@ -52,11 +66,19 @@ impl Seen {
         self.0.lock().unwrap().insert(outcome.into());
     }
 
-    /// Panics unless every outcome in `expected` was seen, and nothing else.
+    /// Panics unless every outcome in `expected` was seen, and nothing else. Below the default
+    /// preemption bound only "nothing else" is checked.
     pub fn assert_exactly(&self, expected: &[&str]) {
         let seen = self.0.lock().unwrap();
         let want: BTreeSet<String> = expected.iter().map(|s| s.to_string()).collect();
-        assert_eq!(*seen, want, "outcomes seen across executions");
+        if below_default_bound() {
+            assert!(
+                seen.is_subset(&want),
+                "unexpected outcomes: {seen:?}, want {want:?}"
+            );
+        } else {
+            assert_eq!(*seen, want, "outcomes seen across executions");
+        }
     }
 }
 
