@@ -80,10 +80,15 @@ fn main() {
         return;
     }
     let exe = std::env::current_exe().unwrap();
-    println!("memory: RSS per pending task ({TASKS} tasks parked on a never-ready future, 2 workers)");
+    println!(
+        "memory: RSS per pending task ({TASKS} tasks parked on a never-ready future, 2 workers)"
+    );
     let mut results = Vec::new();
     for which in ["rt", "rt_no_pool", "tokio"] {
-        let out = Command::new(&exe).args(["--child", which]).output().unwrap();
+        let out = Command::new(&exe)
+            .args(["--child", which])
+            .output()
+            .unwrap();
         assert!(out.status.success(), "{which} child failed: {out:?}");
         let per: f64 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
         println!("  {which:<11} {per:>8.1} bytes/task");

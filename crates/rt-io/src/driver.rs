@@ -97,7 +97,14 @@ impl Driver {
         // it (and do it for the first time when the workers drove the reactor).
         reactor::stop(&self.handle, false);
         // Waits for a thread still inside `try_drive` (it returns at once: we woke it).
-        drop(self.handle.inner.core.lock().unwrap_or_else(|e| e.into_inner()).take());
+        drop(
+            self.handle
+                .inner
+                .core
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take(),
+        );
     }
 }
 

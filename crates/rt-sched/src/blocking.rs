@@ -6,13 +6,13 @@
 //! pool's queue or running on a pool thread, so it needs no owned list: shutdown cancels what is
 //! queued and waits (up to a timeout) for what runs.
 
+use rt_core::sync::thread;
 use std::collections::VecDeque;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use rt_core::sync::thread;
 use std::time::{Duration, Instant};
 
 use rt_core::sync::{Condvar, Mutex};
@@ -91,7 +91,10 @@ impl<F> Unpin for BlockingTask<F> {}
 impl<F: FnOnce() -> R, R> Future for BlockingTask<F> {
     type Output = R;
     fn poll(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<R> {
-        let f = self.0.take().expect("blocking task polled after completion");
+        let f = self
+            .0
+            .take()
+            .expect("blocking task polled after completion");
         // Blocking work is not budgeted: it owns its thread.
         Poll::Ready(rt_core::coop::unconstrained(f))
     }

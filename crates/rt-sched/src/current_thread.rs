@@ -156,9 +156,16 @@ impl CurrentThread {
             }
             let mut ran = 0;
             while ran < EVENT_INTERVAL {
-                let task = shared.queue.lock().unwrap().as_mut().and_then(|q| q.pop_front());
+                let task = shared
+                    .queue
+                    .lock()
+                    .unwrap()
+                    .as_mut()
+                    .and_then(|q| q.pop_front());
                 let Some(task) = task else { break };
-                shared.polls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                shared
+                    .polls
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 task.run();
                 ran += 1;
             }
@@ -175,7 +182,12 @@ impl CurrentThread {
         if let Some(d) = &shared.io_driver {
             shared.on_driver.store(true, Ordering::SeqCst);
             let nothing = !main.woken.load(Ordering::SeqCst)
-                && shared.queue.lock().unwrap().as_ref().is_none_or(|q| q.is_empty());
+                && shared
+                    .queue
+                    .lock()
+                    .unwrap()
+                    .as_ref()
+                    .is_none_or(|q| q.is_empty());
             let drove = nothing && d.try_drive(None);
             shared.on_driver.store(false, Ordering::SeqCst);
             if drove || !nothing {

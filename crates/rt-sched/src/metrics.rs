@@ -108,5 +108,7 @@ impl Metrics {
 pub(crate) type Counters = Box<[CachePadded<WorkerCounters>]>;
 
 pub(crate) fn counters(n: usize) -> Counters {
-    (0..n).map(|_| CachePadded::new(WorkerCounters::default())).collect()
+    (0..n)
+        .map(|_| CachePadded::new(WorkerCounters::default()))
+        .collect()
 }

@@ -22,8 +22,8 @@ pub mod task;
 pub use builder::Builder;
 pub use context::EnterGuard;
 pub use handle::Handle;
-pub use runtime::Runtime;
 pub use rt_macros::{main, test};
+pub use runtime::Runtime;
 
 /// Networking: TCP, UDP and Unix sockets.
 pub use rt_io::net;

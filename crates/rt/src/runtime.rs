@@ -29,7 +29,9 @@ pub struct Runtime {
 
 impl std::fmt::Debug for Runtime {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Runtime").field("handle", &self.handle).finish()
+        f.debug_struct("Runtime")
+            .field("handle", &self.handle)
+            .finish()
     }
 }
 

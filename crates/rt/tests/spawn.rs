@@ -5,7 +5,10 @@ use std::sync::Arc;
 
 fn runtimes() -> Vec<rt::Runtime> {
     vec![
-        rt::Builder::new_multi_thread().worker_threads(2).build().unwrap(),
+        rt::Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap(),
         rt::Builder::new_current_thread().build().unwrap(),
     ]
 }
@@ -31,7 +34,10 @@ fn spawn_from_inside_a_task() {
 
 #[test]
 fn million_tasks_all_complete() {
-    let rt = rt::Builder::new_multi_thread().worker_threads(2).build().unwrap();
+    let rt = rt::Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
     let done = Arc::new(AtomicUsize::new(0));
     let d = done.clone();
     rt.block_on(async move {

@@ -66,7 +66,9 @@ impl<F: Future, S: Schedule> Harness<F, S> {
                 Stage::Running(f) => unsafe { Pin::new_unchecked(f) },
                 _ => unreachable!("polled a task whose future is gone"),
             };
-            catch_unwind(AssertUnwindSafe(|| crate::coop::budget(|| fut.poll(&mut cx))))
+            catch_unwind(AssertUnwindSafe(|| {
+                crate::coop::budget(|| fut.poll(&mut cx))
+            }))
         });
         match res {
             Ok(Poll::Ready(out)) => {
@@ -179,12 +181,18 @@ impl<F: Future, S: Schedule> Harness<F, S> {
 
     fn take_trailer_waker(&self) -> Option<Waker> {
         // SAFETY: callers hold exclusive access to the slot per rules 4 and 6.
-        self.cell().trailer.waker.with_mut(|w| unsafe { (*w).take() })
+        self.cell()
+            .trailer
+            .waker
+            .with_mut(|w| unsafe { (*w).take() })
     }
 
     fn set_trailer_waker(&self, waker: Option<Waker>) {
         // SAFETY: the JoinHandle holds exclusive access (JOIN_WAKER clear, rule 4).
-        self.cell().trailer.waker.with_mut(|w| unsafe { *w = waker });
+        self.cell()
+            .trailer
+            .waker
+            .with_mut(|w| unsafe { *w = waker });
     }
 
     // ===== shutdown =====

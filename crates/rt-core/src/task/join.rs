@@ -68,8 +68,10 @@ impl<T> Future for JoinHandle<T> {
         let mut ret = Poll::Pending;
         // SAFETY: `ret` has the type the vtable's `try_read_output` writes for output `T`.
         unsafe {
-            self.raw
-                .try_read_output(&mut ret as *mut Poll<Result<T, JoinError>> as *mut (), cx.waker())
+            self.raw.try_read_output(
+                &mut ret as *mut Poll<Result<T, JoinError>> as *mut (),
+                cx.waker(),
+            )
         };
         if ret.is_ready() {
             coop.made_progress();
@@ -130,6 +132,8 @@ impl Drop for AbortHandle {
 
 impl fmt::Debug for AbortHandle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AbortHandle").field("id", &self.id()).finish()
+        f.debug_struct("AbortHandle")
+            .field("id", &self.id())
+            .finish()
     }
 }

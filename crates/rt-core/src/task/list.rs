@@ -134,7 +134,10 @@ impl<S: Schedule> OwnedTasks<S> {
         }
         // Closed: cancel now. The list's reference performs the shutdown; the `Notified` is
         // dropped unused.
-        tracing::trace!(task.id = id.as_u64(), "spawn refused: runtime is shutting down");
+        tracing::trace!(
+            task.id = id.as_u64(),
+            "spawn refused: runtime is shutting down"
+        );
         task.shutdown();
         drop(notified);
         (join, None)
@@ -143,7 +146,10 @@ impl<S: Schedule> OwnedTasks<S> {
     /// Removes `task` from the list; returns the list's reference if it was still there.
     pub fn remove(&self, task: &Task<S>) -> Option<Task<S>> {
         let ptr = task.raw.header_ptr();
-        let mut shard = self.shard(task.id()).lock().unwrap_or_else(|e| e.into_inner());
+        let mut shard = self
+            .shard(task.id())
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         // SAFETY: we hold the shard lock for this task's shard.
         let l = unsafe { links(ptr) };
         if l.index == UNLINKED {

@@ -57,8 +57,8 @@ pub use self::error::JoinError;
 pub use self::id::{id, try_id, Id};
 pub use self::join::{AbortHandle, JoinHandle};
 pub use self::list::OwnedTasks;
-pub use self::raw::Vtable;
 use self::raw::RawTask;
+pub use self::raw::Vtable;
 
 /// What a task needs of its scheduler.
 pub trait Schedule: Send + Sync + Sized + 'static {
@@ -192,7 +192,12 @@ impl<S: 'static> std::fmt::Debug for Notified<S> {
 
 /// Creates a task that belongs to no owned list (the blocking pool's tasks, which are always
 /// either queued or running). Returns the `Notified` to schedule and the `JoinHandle`.
-pub fn unowned<F, S>(future: F, scheduler: S, id: Id, pooled: bool) -> (Notified<S>, JoinHandle<F::Output>)
+pub fn unowned<F, S>(
+    future: F,
+    scheduler: S,
+    id: Id,
+    pooled: bool,
+) -> (Notified<S>, JoinHandle<F::Output>)
 where
     F: Future + Send + 'static,
     F::Output: Send + 'static,

@@ -77,7 +77,9 @@ impl State {
     /// A new task: three references (owned list, first `Notified`, `JoinHandle`), or two for an
     /// unowned task; notified, with join interest.
     pub(crate) fn new(refs: usize) -> State {
-        State(AtomicUsize::new((refs * REF_ONE) | NOTIFIED | JOIN_INTEREST))
+        State(AtomicUsize::new(
+            (refs * REF_ONE) | NOTIFIED | JOIN_INTEREST,
+        ))
     }
 
     pub(crate) fn load(&self) -> Snapshot {
@@ -99,7 +101,10 @@ impl State {
     /// Called with a `Notified` reference in hand, before polling.
     pub(crate) fn transition_to_running(&self) -> TransitionToRunning {
         self.fetch_update(|s| {
-            debug_assert!(s.is_notified() || s.is_complete(), "poll without NOTIFIED: {s:?}");
+            debug_assert!(
+                s.is_notified() || s.is_complete(),
+                "poll without NOTIFIED: {s:?}"
+            );
             if s.is_complete() || s.is_running() {
                 // Completed by shutdown, or (never) polled elsewhere: drop our reference.
                 return (None, TransitionToRunning::Failed);
@@ -124,10 +129,7 @@ impl State {
             let next = Snapshot(s.0 & !RUNNING & !NOTIFIED);
             if s.is_notified() {
                 // Keep NOTIFIED: the poll's reference becomes the `Notified` for the reschedule.
-                (
-                    Some(Snapshot(s.0 & !RUNNING)),
-                    TransitionToIdle::OkNotified,
-                )
+                (Some(Snapshot(s.0 & !RUNNING)), TransitionToIdle::OkNotified)
             } else {
                 (Some(next), TransitionToIdle::Ok)
             }
@@ -148,7 +150,10 @@ impl State {
             if s.is_complete() || s.is_notified() {
                 (None, TransitionToNotified::DoNothing)
             } else if s.is_running() {
-                (Some(Snapshot(s.0 | NOTIFIED)), TransitionToNotified::DoNothing)
+                (
+                    Some(Snapshot(s.0 | NOTIFIED)),
+                    TransitionToNotified::DoNothing,
+                )
             } else {
                 (
                     Some(Snapshot((s.0 | NOTIFIED) + REF_ONE)),

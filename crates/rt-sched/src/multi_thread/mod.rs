@@ -18,10 +18,10 @@
 
 mod worker;
 
+use rt_core::sync::thread;
 use std::future::Future;
 use std::io;
 use std::sync::Arc;
-use rt_core::sync::thread;
 use std::time::{Duration, Instant};
 
 use rt_core::sync::{AtomicBool, Ordering};
@@ -32,7 +32,6 @@ use crate::metrics::{self, Counters, Metrics};
 use crate::park::{Parker, Unparker};
 use crate::queue::{Injector, Local, Stealer};
 use crate::{IoDriver, ThreadHook};
-
 
 /// How a multi-thread scheduler is built.
 #[derive(Clone)]
@@ -130,7 +129,11 @@ impl MultiThread {
 
     /// Starts the worker threads. Tasks spawned before this wait in the injector.
     pub fn start(&mut self) -> io::Result<()> {
-        let pending = self.pending.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let pending = self
+            .pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
         let Some((locals, parkers, config)) = pending else {
             return Ok(());
         };

@@ -211,7 +211,10 @@ impl WorkerContext {
             return;
         }
         let was_searching = self.is_searching.replace(false);
-        if shared.idle.transition_worker_to_parked(self.index, was_searching) {
+        if shared
+            .idle
+            .transition_worker_to_parked(self.index, was_searching)
+        {
             // Idle rule 4.
             shared.notify_if_work_pending();
         }
