@@ -224,10 +224,10 @@ impl State {
     /// `Err` carries the snapshot showing COMPLETE.
     pub(crate) fn set_join_waker(&self) -> Result<Snapshot, Snapshot> {
         self.fetch_update(|s| {
-            debug_assert!(s.is_join_interested() && !s.is_join_waker_set());
             if s.is_complete() {
                 return (None, Err(s));
             }
+            debug_assert!(s.is_join_interested() && !s.is_join_waker_set());
             let next = Snapshot(s.0 | JOIN_WAKER);
             (Some(next), Ok(next))
         })
@@ -236,10 +236,12 @@ impl State {
     /// The `JoinHandle` wants to replace its waker: clears JOIN_WAKER unless the task completed.
     pub(crate) fn unset_join_waker(&self) -> Result<Snapshot, Snapshot> {
         self.fetch_update(|s| {
-            debug_assert!(s.is_join_interested() && s.is_join_waker_set());
+            // Checked first: once COMPLETE, the completing thread may already have cleared
+            // JOIN_WAKER (rule 6), after the handle's last load saw it set.
             if s.is_complete() {
                 return (None, Err(s));
             }
+            debug_assert!(s.is_join_interested() && s.is_join_waker_set());
             let next = Snapshot(s.0 & !JOIN_WAKER);
             (Some(next), Ok(next))
         })
