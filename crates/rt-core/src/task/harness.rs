@@ -180,19 +180,15 @@ impl<F: Future, S: Schedule> Harness<F, S> {
     }
 
     fn take_trailer_waker(&self) -> Option<Waker> {
+        let slot = &self.cell().trailer.waker;
         // SAFETY: callers hold exclusive access to the slot per rules 4 and 6.
-        self.cell()
-            .trailer
-            .waker
-            .with_mut(|w| unsafe { (*w).take() })
+        slot.with_mut(|w| unsafe { (*w).take() })
     }
 
     fn set_trailer_waker(&self, waker: Option<Waker>) {
+        let slot = &self.cell().trailer.waker;
         // SAFETY: the JoinHandle holds exclusive access (JOIN_WAKER clear, rule 4).
-        self.cell()
-            .trailer
-            .waker
-            .with_mut(|w| unsafe { *w = waker });
+        slot.with_mut(|w| unsafe { *w = waker });
     }
 
     // ===== shutdown =====
