@@ -29,27 +29,28 @@ fn tokio_runtime() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
+/// A task spawns `SPAWNS` trivial tasks and joins them.
+fn rt_spawn_many_local(rt: &rt::Runtime) {
+    rt.block_on(async {
+        rt::spawn(async {
+            let mut hs = Vec::with_capacity(SPAWNS);
+            for _ in 0..SPAWNS {
+                hs.push(rt::spawn(async {}));
+            }
+            for h in hs {
+                h.await.unwrap();
+            }
+        })
+        .await
+        .unwrap()
+    })
+}
+
 fn spawn_many_local(c: &mut Criterion) {
     let mut g = c.benchmark_group("spawn_many_local");
     g.sample_size(20).measurement_time(Duration::from_secs(3));
     let rt = rt_runtime(true);
-    g.bench_function("rt", |b| {
-        b.iter(|| {
-            rt.block_on(async {
-                rt::spawn(async {
-                    let mut hs = Vec::with_capacity(SPAWNS);
-                    for _ in 0..SPAWNS {
-                        hs.push(rt::spawn(async {}));
-                    }
-                    for h in hs {
-                        h.await.unwrap();
-                    }
-                })
-                .await
-                .unwrap()
-            })
-        })
-    });
+    g.bench_function("rt", |b| b.iter(|| rt_spawn_many_local(&rt)));
     let m = rt.metrics().total();
     println!(
         "rt spawn_many_local: unparks per spawn = {:.5} (unparks {}, polls {})",
@@ -58,23 +59,7 @@ fn spawn_many_local(c: &mut Criterion) {
         m.polls
     );
     let rt_nopool = rt_runtime(false);
-    g.bench_function("rt_no_pool", |b| {
-        b.iter(|| {
-            rt_nopool.block_on(async {
-                rt::spawn(async {
-                    let mut hs = Vec::with_capacity(SPAWNS);
-                    for _ in 0..SPAWNS {
-                        hs.push(rt::spawn(async {}));
-                    }
-                    for h in hs {
-                        h.await.unwrap();
-                    }
-                })
-                .await
-                .unwrap()
-            })
-        })
-    });
+    g.bench_function("rt_no_pool", |b| b.iter(|| rt_spawn_many_local(&rt_nopool)));
     let tk = tokio_runtime();
     g.bench_function("tokio", |b| {
         b.iter(|| {
