@@ -227,3 +227,28 @@ fn woken_receiver_cancelled_passes_wake_on() {
     });
     assert!(outcomes.iter().all(|o| o.load(SeenOrder)));
 }
+
+/// Capacity 2, filled: a receiver drains the receive-side ring (`head`) while a sender, seeing
+/// the channel full, blocks at the same moment (the two-lock hand-off of rules in chan.rs). The
+/// send must complete (a lost wake-up deadlocks, which loom reports) and every value arrives once,
+/// in order.
+#[test]
+fn full_channel_receiver_drains_head_while_sender_blocks() {
+    loom::model(|| {
+        let (tx, rx) = channel::bounded::<u32>(2);
+        block_on(async {
+            tx.send(1).await.unwrap();
+            tx.send(2).await.unwrap();
+        });
+        let producer = thread::spawn(move || block_on(tx.send(3)).is_ok());
+        let got = block_on(async {
+            let mut got = Vec::new();
+            while let Some(v) = rx.recv().await {
+                got.push(v);
+            }
+            got
+        });
+        assert!(producer.join().unwrap());
+        assert_eq!(got, vec![1, 2, 3]);
+    });
+}

@@ -70,6 +70,52 @@ fn send_completed_by_a_receiver_but_dropped_unpolled_has_sent() {
     assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
 }
 
+#[test]
+fn blocked_senders_around_a_cancelled_one_complete_only_once_served() {
+    let (tx, rx) = channel::bounded::<u32>(0);
+    let (a, b, c) = (CountWaker::new(), CountWaker::new(), CountWaker::new());
+    let mut first = Box::pin(tx.send(1));
+    let mut second = Box::pin(tx.send(2));
+    let mut third = Box::pin(tx.send(3));
+    assert!(poll_with(first.as_mut(), &a).is_pending());
+    assert!(poll_with(second.as_mut(), &b).is_pending());
+    assert!(poll_with(third.as_mut(), &c).is_pending());
+    drop(second);
+    assert_eq!(rx.try_recv(), Ok(1));
+    assert_eq!((a.count(), c.count()), (1, 0));
+    assert_eq!(poll_with(first.as_mut(), &a), Poll::Ready(Ok(())));
+    assert!(poll_with(third.as_mut(), &c).is_pending(), "not served yet");
+    assert_eq!(rx.try_recv(), Ok(3));
+    assert_eq!(c.count(), 1);
+    assert_eq!(poll_with(third.as_mut(), &c), Poll::Ready(Ok(())));
+    assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
+}
+
+#[test]
+fn each_receive_frees_exactly_one_slot_for_senders() {
+    let (tx, rx) = channel::bounded::<u32>(4);
+    for i in 0..4 {
+        tx.try_send(i).unwrap();
+    }
+    let w = CountWaker::new();
+    let mut blocked = Box::pin(tx.send(9));
+    assert!(poll_with(blocked.as_mut(), &w).is_pending());
+    for (i, next) in (0..3).zip(4..) {
+        assert_eq!(rx.try_recv(), Ok(i));
+        if i == 0 {
+            assert_eq!(w.count(), 1, "the freed slot went to the blocked sender");
+            assert_eq!(poll_with(blocked.as_mut(), &w), Poll::Ready(Ok(())));
+            assert!(tx.try_send(next).is_err(), "still full");
+        } else {
+            tx.try_send(next).unwrap();
+            assert!(tx.try_send(99).is_err(), "one slot per receive");
+        }
+        assert_eq!(rx.len(), 4);
+    }
+    let rest: Vec<u32> = std::iter::from_fn(|| rx.try_recv().ok()).collect();
+    assert_eq!(rest, [3, 9, 5, 6]);
+}
+
 /// Polls once; if pending, either drops the future (cancel) or waits for it.
 fn poll_or_cancel<F: std::future::Future>(mut fut: Pin<&mut F>, cancel: bool) -> Option<F::Output> {
     match poll_here(fut.as_mut()) {

@@ -1,4 +1,4 @@
-//! The shared state of a [`channel`](super) and the hand-off protocol, all under one short lock.
+//! The shared state of a [`channel`](super) and the hand-off protocol, under two short locks.
 //!
 //! # Why a lock
 //!
@@ -16,9 +16,9 @@
 //!    from `blocked`: a receiver removed the entry and took the value (rule 3). A sender whose
 //!    future is dropped while its entry is still queued removes it and takes the value back: a
 //!    cancelled send has not sent.
-//! 3. A receiver takes the front of `buf` and refills `buf` from the first blocked sender, or,
-//!    for capacity 0, takes the first blocked sender's value directly. Either way it wakes that
-//!    sender, whose send has completed.
+//! 3. A receiver takes the front of `buf` (through `head`, below) and refills `buf` from the
+//!    first blocked senders while there is room, or, for capacity 0, takes the first blocked
+//!    sender's value directly. Either way it wakes those senders, whose sends have completed.
 //! 4. A receiver that finds nothing queues its waker in `recv_waiters`. Waking a receiver
 //!    *removes* it from the queue: a receiver whose key is gone has been served and looks again;
 //!    finding nothing (another receiver got there first), it queues again at the front.
@@ -31,12 +31,44 @@
 //!    checks `closed`); each finds its entry still queued and takes its value back as an error.
 //! 7. The last `Receiver` to go drops whatever is still buffered: no receiver can come back for
 //!    it. Otherwise buffered values are dropped with the channel, once.
+//!
+//! # The receivers' end of the ring: `head`
+//!
+//! Values leave in batches: a receiver that finds `head` empty swaps the whole of `state.buf`
+//! into it under both locks, then takes from `head` under the `head` lock alone, so the
+//! receiving worker and the sending worker mostly take different locks. Values are in the order
+//! `head`, `buf`, `blocked`, oldest first, and the bound counts `head` and `buf` together. Lock
+//! order: `head` before `state`.
+//!
+//! - `head_len` is an upper bound on `head.len()`: set exactly under both locks, lowered under
+//!   `head` now and then (every `HEAD_LEN_EVERY` values, and when `head` runs empty). A sender
+//!   holding `state` may read a value that is too large, never too small: room it sees is there. A sender that sees no room while `head_len > 0` takes both locks and looks
+//!   again before it blocks, and a sender that sees `head_len == 0` knows `head` is empty and
+//!   stays so while it holds `state`. So a sender only blocks with `head` locked or empty.
+//! - `blocked_len` and `recv_waiting` mirror the two queues' lengths, written under `state`;
+//!   they grow only while `head` is held or empty. Each is stored only when it changes, and the
+//!   two sides' data lie on separate cache lines, so the two workers do not share lines they
+//!   write on every value.
+//! - With capacity 0 nothing ever enters `buf`, so `head` stays empty and receivers skip its
+//!   lock (they stand in an empty ring for it). A receiver that took from a non-empty `head`
+//!   without `state` reads them under `head`: zero means nobody can be waiting for what it did,
+//!   otherwise it takes `state` and applies rules 3 and 5 as usual.
+//!
+//! # Knowing a blocked send is done without the lock
+//!
+//! Each entry of `blocked` carries a ticket, handed out in queue order under the lock, and
+//! entries leave the front of `blocked` in ticket order. A receiver that takes an entry (rule 3)
+//! raises `Chan::served` past its ticket (release, under the lock). A blocked sender whose
+//! ticket is below `served` (acquire) has had its value taken: its entry cannot have gone any
+//! other way, since only the sender itself removes its entry otherwise, and then it is no longer
+//! blocked. So a woken sender completes, and a dropped one finishes, without taking the lock;
+//! a ticket not yet below `served` sends it down the locked path, which decides as before.
 
 use std::collections::VecDeque;
 use std::task::{Context, Poll, Waker};
 
 use rt_core::coop;
-use rt_core::sync::{AtomicUsize, Mutex, MutexGuard, Ordering};
+use rt_core::sync::{AtomicU64, AtomicUsize, Mutex, MutexGuard, Ordering};
 
 use super::error::{SendError, TryRecvError, TrySendError};
 use super::wait_queue::{Key, WaitQueue};
@@ -44,10 +76,37 @@ use super::wait_queue::{Key, WaitQueue};
 /// Upper bound on the ring's up-front allocation; a larger bounded ring grows on demand.
 const PREALLOCATE_MAX: usize = 4096;
 
+/// A receiver lowers `head_len` once per this many values taken from `head` (a power of two).
+const HEAD_LEN_EVERY: usize = 32;
+const _: () = assert!(HEAD_LEN_EVERY.is_power_of_two());
+
+/// Keeps what one side writes off the other side's cache lines.
+#[derive(Debug)]
+#[repr(align(128))]
+struct Padded<T>(T);
+
+impl<T> std::ops::Deref for Padded<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
 /// Shared by every `Sender` and `Receiver` of one channel.
 #[derive(Debug)]
 pub(super) struct Chan<T> {
-    state: Mutex<State<T>>,
+    /// The oldest buffered values, taken by receivers (see the module docs). Locked before
+    /// `state`.
+    head: Padded<Mutex<VecDeque<T>>>,
+    /// At least `head.len()` (module docs).
+    head_len: Padded<AtomicUsize>,
+    state: Padded<Mutex<State<T>>>,
+    /// `state.blocked.len()`, written under `state`.
+    blocked_len: Padded<AtomicUsize>,
+    /// `state.recv_waiters.len()`, written under `state`.
+    recv_waiting: AtomicUsize,
+    /// One past the ticket of the last entry a receiver took from `blocked`.
+    served: AtomicU64,
     /// `None`: unbounded.
     cap: Option<usize>,
     pub(super) senders: AtomicUsize,
@@ -62,11 +121,14 @@ struct State<T> {
     blocked: WaitQueue<Blocked<T>>,
     /// Receivers waiting for a value (rule 4).
     recv_waiters: WaitQueue<Waker>,
+    /// The ticket the next entry of `blocked` gets.
+    next_ticket: u64,
 }
 
 #[derive(Debug)]
 struct Blocked<T> {
     value: T,
+    ticket: u64,
     /// `None` once `close` has taken it to wake the sender.
     waker: Option<Waker>,
 }
@@ -76,60 +138,59 @@ struct Blocked<T> {
 pub(super) enum SendState<T> {
     /// Not yet offered to the channel.
     Idle(T),
-    /// Queued in `blocked`, value included.
-    Blocked(Key),
+    /// Queued in `blocked`, value included, with its ticket.
+    Blocked(Key, u64),
     /// Finished: the output has been returned.
     Done,
 }
 
-/// Wakers collected under the lock, woken after it is released.
+/// Wakers collected under the locks, woken after they are released.
 #[derive(Default)]
-struct Wakes(Option<Waker>, Option<Waker>);
+struct Wakes {
+    receiver: Option<Waker>,
+    sender: Option<Waker>,
+    more_senders: Vec<Waker>,
+}
 
 impl Wakes {
+    fn sender(&mut self, w: Option<Waker>) {
+        if let Some(w) = w {
+            if self.sender.is_none() {
+                self.sender = Some(w);
+            } else {
+                self.more_senders.push(w);
+            }
+        }
+    }
+
     fn wake(self) {
-        if let Some(w) = self.0 {
+        if let Some(w) = self.receiver {
             w.wake();
         }
-        if let Some(w) = self.1 {
+        if let Some(w) = self.sender {
+            w.wake();
+        }
+        for w in self.more_senders {
             w.wake();
         }
     }
 }
 
+/// What `Chan::offer` did: sent, or queued with this key and ticket; or gave the value back,
+/// with whether the channel was closed (otherwise it was full and blocking was not asked for).
+type Offered<T> = Result<Option<(Key, u64)>, (T, bool)>;
+
+/// What a receiver found.
+enum Took<T> {
+    Value(T),
+    Closed,
+    Empty,
+}
+
 impl<T> State<T> {
-    fn has_room(&self, cap: Option<usize>) -> bool {
-        cap.is_none_or(|c| self.buf.len() < c)
-    }
-
-    /// Whether a receiver would find a value right now.
-    fn available(&self) -> bool {
-        !self.buf.is_empty() || (!self.closed && !self.blocked.is_empty())
-    }
-
-    /// Rule 3 then rule 5: takes the next value, collecting the sender and receiver to wake.
-    fn take(&mut self, wakes: &mut Wakes) -> Option<T> {
-        let value = match self.buf.pop_front() {
-            Some(v) => {
-                if !self.closed {
-                    if let Some(b) = self.blocked.pop_front() {
-                        self.buf.push_back(b.value);
-                        wakes.0 = b.waker;
-                    }
-                }
-                v
-            }
-            None if self.closed => return None,
-            None => {
-                let b = self.blocked.pop_front()?;
-                wakes.0 = b.waker;
-                b.value
-            }
-        };
-        if self.available() {
-            wakes.1 = self.recv_waiters.pop_front();
-        }
-        Some(value)
+    /// Whether a receiver would find a value right now, given what is in `head`.
+    fn available(&self, head: &VecDeque<T>) -> bool {
+        !head.is_empty() || !self.buf.is_empty() || (!self.closed && !self.blocked.is_empty())
     }
 }
 
@@ -144,12 +205,18 @@ impl<T> Chan<T> {
     pub(super) fn new(cap: Option<usize>) -> Chan<T> {
         let prealloc = cap.map_or(0, |c| c.min(PREALLOCATE_MAX));
         Chan {
-            state: Mutex::new(State {
+            head: Padded(Mutex::new(VecDeque::with_capacity(prealloc))),
+            head_len: Padded(AtomicUsize::new(0)),
+            state: Padded(Mutex::new(State {
                 buf: VecDeque::with_capacity(prealloc),
                 closed: false,
                 blocked: WaitQueue::new(),
                 recv_waiters: WaitQueue::new(),
-            }),
+                next_ticket: 0,
+            })),
+            blocked_len: Padded(AtomicUsize::new(0)),
+            recv_waiting: AtomicUsize::new(0),
+            served: AtomicU64::new(0),
             cap,
             senders: AtomicUsize::new(1),
             receivers: AtomicUsize::new(1),
@@ -162,12 +229,49 @@ impl<T> Chan<T> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    fn lock_head(&self) -> MutexGuard<'_, VecDeque<T>> {
+        // As for `lock`: only ring operations run under it.
+        self.head.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `head`, locked, for a receiver; with capacity 0, an empty stand-in (module docs).
+    fn head_for_recv<'a, 'g>(
+        &'a self,
+        guard: &'g mut Option<MutexGuard<'a, VecDeque<T>>>,
+        none: &'g mut VecDeque<T>,
+    ) -> &'g mut VecDeque<T> {
+        if self.cap == Some(0) {
+            none
+        } else {
+            guard.insert(self.lock_head())
+        }
+    }
+
+    fn room(&self, buffered: usize) -> bool {
+        self.cap.is_none_or(|c| buffered < c)
+    }
+
+    /// Refreshes `blocked_len` and `recv_waiting` after a change under `state`, writing only
+    /// what changed (they are written under `state` alone, so the loads see the last value).
+    fn sync_counts(&self, s: &State<T>) {
+        let blocked = s.blocked.len();
+        if self.blocked_len.load(Ordering::Relaxed) != blocked {
+            self.blocked_len.store(blocked, Ordering::Release);
+        }
+        let waiting = s.recv_waiters.len();
+        if self.recv_waiting.load(Ordering::Relaxed) != waiting {
+            self.recv_waiting.store(waiting, Ordering::Release);
+        }
+    }
+
     pub(super) fn capacity(&self) -> Option<usize> {
         self.cap
     }
 
     pub(super) fn len(&self) -> usize {
-        self.lock().buf.len()
+        let h = self.lock_head();
+        let s = self.lock();
+        h.len() + s.buf.len()
     }
 
     pub(super) fn is_closed(&self) -> bool {
@@ -184,6 +288,7 @@ impl<T> Chan<T> {
             s.closed = true;
             let mut wakers = s.recv_waiters.drain();
             wakers.extend(s.blocked.iter_mut().filter_map(|b| b.waker.take()));
+            self.sync_counts(&s);
             wakers
         };
         for w in wakers {
@@ -192,22 +297,61 @@ impl<T> Chan<T> {
         true
     }
 
-    pub(super) fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
-        let wake = {
-            let mut s = self.lock();
-            if s.closed {
-                return Err(TrySendError::Closed(value));
-            }
-            if !s.has_room(self.cap) {
-                return Err(TrySendError::Full(value));
-            }
+    /// Offers `value` (rule 1, or rule 2 through `block`), returning the receiver to wake.
+    fn offer(&self, value: T, block: Option<&Context<'_>>) -> (Offered<T>, Option<Waker>) {
+        let mut s = self.lock();
+        if s.closed {
+            return (Err((value, true)), None);
+        }
+        let seen = self.head_len.load(Ordering::Acquire);
+        // `seen` is at least `head.len()`: room seen is room (module docs).
+        if self.room(s.buf.len() + seen) {
             s.buf.push_back(value);
-            s.recv_waiters.pop_front()
+            let wake = s.recv_waiters.pop_front();
+            self.sync_counts(&s);
+            return (Ok(None), wake);
+        }
+        let _head;
+        if seen > 0 {
+            // Look again with `head` held, so no receiver can be taking from it unseen.
+            drop(s);
+            _head = self.lock_head();
+            s = self.lock();
+            if s.closed {
+                return (Err((value, true)), None);
+            }
+            if self.room(s.buf.len() + _head.len()) {
+                s.buf.push_back(value);
+                let wake = s.recv_waiters.pop_front();
+                self.sync_counts(&s);
+                return (Ok(None), wake);
+            }
+        }
+        let Some(cx) = block else {
+            return (Err((value, false)), None);
         };
+        let ticket = s.next_ticket;
+        s.next_ticket += 1;
+        let key = s.blocked.push_back(Blocked {
+            value,
+            ticket,
+            waker: Some(cx.waker().clone()),
+        });
+        let wake = s.recv_waiters.pop_front();
+        self.sync_counts(&s);
+        (Ok(Some((key, ticket))), wake)
+    }
+
+    pub(super) fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
+        let (out, wake) = self.offer(value, None);
         if let Some(w) = wake {
             w.wake();
         }
-        Ok(())
+        match out {
+            Ok(_) => Ok(()),
+            Err((value, true)) => Err(TrySendError::Closed(value)),
+            Err((value, false)) => Err(TrySendError::Full(value)),
+        }
     }
 
     /// Rules 1 and 2.
@@ -217,68 +361,146 @@ impl<T> Chan<T> {
         st: &mut SendState<T>,
     ) -> Poll<Result<(), SendError<T>>> {
         let coop = std::task::ready!(coop::poll_proceed(cx));
-        let mut wake = None;
-        let out = {
-            let mut s = self.lock();
-            match std::mem::replace(st, SendState::Done) {
-                SendState::Done => panic!("send future polled after completion"),
-                SendState::Blocked(key) => {
-                    let closed = s.closed;
-                    match s.blocked.get_mut(key) {
-                        // A receiver took the value (rule 3).
-                        None => Poll::Ready(Ok(())),
-                        Some(b) if !closed => {
-                            set_waker(&mut b.waker, cx);
-                            *st = SendState::Blocked(key);
-                            Poll::Pending
-                        }
-                        Some(_) => {
-                            let b = s.blocked.remove(key).expect("entry just seen");
-                            Poll::Ready(Err(SendError(b.value)))
-                        }
-                    }
-                }
-                SendState::Idle(value) => {
-                    if s.closed {
-                        Poll::Ready(Err(SendError(value)))
-                    } else if s.has_room(self.cap) {
-                        s.buf.push_back(value);
-                        wake = s.recv_waiters.pop_front();
-                        Poll::Ready(Ok(()))
-                    } else {
-                        let key = s.blocked.push_back(Blocked {
-                            value,
-                            waker: Some(cx.waker().clone()),
-                        });
-                        *st = SendState::Blocked(key);
-                        wake = s.recv_waiters.pop_front();
+        let out = match std::mem::replace(st, SendState::Done) {
+            SendState::Done => panic!("send future polled after completion"),
+            // A receiver took the value (rule 3); no need for the lock.
+            SendState::Blocked(_, ticket) if self.is_served(ticket) => Poll::Ready(Ok(())),
+            SendState::Blocked(key, ticket) => {
+                let mut s = self.lock();
+                let closed = s.closed;
+                match s.blocked.get_mut(key) {
+                    // A receiver took the value (rule 3).
+                    None => Poll::Ready(Ok(())),
+                    Some(b) if !closed => {
+                        set_waker(&mut b.waker, cx);
+                        *st = SendState::Blocked(key, ticket);
                         Poll::Pending
+                    }
+                    Some(_) => {
+                        let b = s.blocked.remove(key).expect("entry just seen");
+                        self.sync_counts(&s);
+                        Poll::Ready(Err(SendError(b.value)))
                     }
                 }
             }
+            SendState::Idle(value) => {
+                let (out, wake) = self.offer(value, Some(cx));
+                if let Some(w) = wake {
+                    w.wake();
+                }
+                match out {
+                    Ok(None) => Poll::Ready(Ok(())),
+                    Ok(Some((key, ticket))) => {
+                        *st = SendState::Blocked(key, ticket);
+                        Poll::Pending
+                    }
+                    Err((value, _)) => Poll::Ready(Err(SendError(value))),
+                }
+            }
         };
-        if let Some(w) = wake {
-            w.wake();
-        }
         if out.is_ready() {
             coop.made_progress();
         }
         out
     }
 
+    /// Whether a receiver has taken the blocked entry with this ticket (see the module docs).
+    fn is_served(&self, ticket: u64) -> bool {
+        self.served.load(Ordering::Acquire) > ticket
+    }
+
     /// A send future dropped: a value still queued goes back with it (rule 2).
-    pub(super) fn cancel_send(&self, key: Key) -> Option<T> {
-        self.lock().blocked.remove(key).map(|b| b.value)
+    pub(super) fn cancel_send(&self, key: Key, ticket: u64) -> Option<T> {
+        if self.is_served(ticket) {
+            return None;
+        }
+        let mut s = self.lock();
+        let b = s.blocked.remove(key);
+        self.sync_counts(&s);
+        b.map(|b| b.value)
+    }
+
+    /// Rule 3's refill: blocked values move into `buf` while there is room.
+    fn refill(&self, s: &mut State<T>, head: &VecDeque<T>, wakes: &mut Wakes) {
+        if s.closed {
+            return;
+        }
+        while self.room(s.buf.len() + head.len()) {
+            let Some(b) = s.blocked.pop_front() else {
+                break;
+            };
+            self.served.store(b.ticket + 1, Ordering::Release);
+            s.buf.push_back(b.value);
+            wakes.sender(b.waker);
+        }
+    }
+
+    /// Rules 3 and 5 with both locks held. `head` is empty or this is the slow path.
+    fn take_locked(&self, s: &mut State<T>, head: &mut VecDeque<T>, wakes: &mut Wakes) -> Took<T> {
+        if head.is_empty() {
+            std::mem::swap(head, &mut s.buf);
+        }
+        let value = match head.pop_front() {
+            Some(v) => v,
+            None if s.closed => return Took::Closed,
+            None => match s.blocked.pop_front() {
+                Some(b) => {
+                    self.served.store(b.ticket + 1, Ordering::Release);
+                    wakes.sender(b.waker);
+                    b.value
+                }
+                None => return Took::Empty,
+            },
+        };
+        self.head_len.store(head.len(), Ordering::Release);
+        self.refill(s, head, wakes);
+        if s.available(head) {
+            wakes.receiver = s.recv_waiters.pop_front();
+        }
+        self.sync_counts(s);
+        Took::Value(value)
+    }
+
+    /// Takes the next value with `head` held: from `head` alone when nobody waits, else under
+    /// `state` too, which is then returned.
+    fn take<'a>(
+        &'a self,
+        head: &mut VecDeque<T>,
+        state: Option<MutexGuard<'a, State<T>>>,
+        wakes: &mut Wakes,
+    ) -> (Took<T>, Option<MutexGuard<'a, State<T>>>) {
+        if state.is_none() && !head.is_empty() {
+            let v = head.pop_front().expect("head just seen non-empty");
+            if head.len() & (HEAD_LEN_EVERY - 1) == 0 {
+                // Lowering it now and then is enough: a stale value is only too large.
+                self.head_len.store(head.len(), Ordering::Release);
+            }
+            let blocked = self.blocked_len.load(Ordering::Acquire) > 0;
+            let waiting = !head.is_empty() && self.recv_waiting.load(Ordering::Acquire) > 0;
+            if blocked || waiting {
+                let mut s = self.lock();
+                self.refill(&mut s, head, wakes);
+                if s.available(head) {
+                    wakes.receiver = s.recv_waiters.pop_front();
+                }
+                self.sync_counts(&s);
+            }
+            return (Took::Value(v), None);
+        }
+        let mut s = state.unwrap_or_else(|| self.lock());
+        let took = self.take_locked(&mut s, head, wakes);
+        (took, Some(s))
     }
 
     pub(super) fn try_recv(&self) -> Result<T, TryRecvError> {
         let mut wakes = Wakes::default();
         let out = {
-            let mut s = self.lock();
-            match s.take(&mut wakes) {
-                Some(v) => Ok(v),
-                None if s.closed => Err(TryRecvError::Closed),
-                None => Err(TryRecvError::Empty),
+            let (mut guard, mut none) = (None, VecDeque::new());
+            let h = self.head_for_recv(&mut guard, &mut none);
+            match self.take(h, None, &mut wakes).0 {
+                Took::Value(v) => Ok(v),
+                Took::Closed => Err(TryRecvError::Closed),
+                Took::Empty => Err(TryRecvError::Empty),
             }
         };
         wakes.wake();
@@ -294,9 +516,12 @@ impl<T> Chan<T> {
         let coop = std::task::ready!(coop::poll_proceed(cx));
         let mut wakes = Wakes::default();
         let out = {
-            let mut s = self.lock();
+            let (mut guard, mut none) = (None, VecDeque::new());
+            let h = self.head_for_recv(&mut guard, &mut none);
+            let mut state = None;
             let mut served = false;
             if let Some(key) = *waiting {
+                let mut s = self.lock();
                 if let Some(w) = s.recv_waiters.get_mut(key) {
                     if !w.will_wake(cx.waker()) {
                         *w = cx.waker().clone();
@@ -305,19 +530,22 @@ impl<T> Chan<T> {
                 }
                 *waiting = None;
                 served = true;
+                state = Some(s);
             }
-            if let Some(v) = s.take(&mut wakes) {
-                Poll::Ready(Some(v))
-            } else if s.closed {
-                Poll::Ready(None)
-            } else {
-                let w = cx.waker().clone();
-                *waiting = Some(if served {
-                    s.recv_waiters.push_front(w)
-                } else {
-                    s.recv_waiters.push_back(w)
-                });
-                Poll::Pending
+            match self.take(h, state, &mut wakes) {
+                (Took::Value(v), _) => Poll::Ready(Some(v)),
+                (Took::Closed, _) => Poll::Ready(None),
+                (Took::Empty, s) => {
+                    let mut s = s.expect("an empty take holds the state lock");
+                    let w = cx.waker().clone();
+                    *waiting = Some(if served {
+                        s.recv_waiters.push_front(w)
+                    } else {
+                        s.recv_waiters.push_back(w)
+                    });
+                    self.sync_counts(&s);
+                    Poll::Pending
+                }
             }
         };
         wakes.wake();
@@ -330,11 +558,17 @@ impl<T> Chan<T> {
     /// A receive future dropped while queued or served (rule 5).
     pub(super) fn cancel_recv(&self, key: Key) {
         let wake = {
+            let (mut guard, mut none) = (None, VecDeque::new());
+            let h = self.head_for_recv(&mut guard, &mut none);
             let mut s = self.lock();
-            if s.recv_waiters.remove(key).is_some() || !s.available() {
-                return;
-            }
-            s.recv_waiters.pop_front()
+            let removed = s.recv_waiters.remove(key).is_some();
+            let wake = if removed || !s.available(h) {
+                None
+            } else {
+                s.recv_waiters.pop_front()
+            };
+            self.sync_counts(&s);
+            wake
         };
         if let Some(w) = wake {
             w.wake();
@@ -353,6 +587,12 @@ impl<T> Chan<T> {
     pub(super) fn release_receiver(&self) {
         if self.receivers.fetch_sub(1, Ordering::AcqRel) == 1 {
             self.close();
+            let head = {
+                let mut h = self.lock_head();
+                self.head_len.store(0, Ordering::Release);
+                std::mem::take(&mut *h)
+            };
+            drop(head);
             let buffered = std::mem::take(&mut self.lock().buf);
             drop(buffered);
         }

@@ -215,8 +215,8 @@ impl<T> Future for SendFuture<'_, T> {
 
 impl<T> Drop for SendFuture<'_, T> {
     fn drop(&mut self) {
-        if let SendState::Blocked(key) = self.state {
-            drop(self.chan.cancel_send(key));
+        if let SendState::Blocked(key, ticket) = self.state {
+            drop(self.chan.cancel_send(key, ticket));
         }
     }
 }
@@ -266,7 +266,7 @@ impl<T> fmt::Debug for SendFuture<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let state = match self.state {
             SendState::Idle(_) => "idle",
-            SendState::Blocked(_) => "blocked",
+            SendState::Blocked(..) => "blocked",
             SendState::Done => "done",
         };
         f.debug_struct("SendFuture")

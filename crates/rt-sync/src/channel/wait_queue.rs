@@ -52,6 +52,11 @@ impl<E> WaitQueue<E> {
         self.live == 0
     }
 
+    /// Number of queued waiters.
+    pub(crate) fn len(&self) -> usize {
+        self.live
+    }
+
     fn insert(&mut self, entry: E) -> Key {
         self.live += 1;
         if let Some(index) = self.free.pop() {
