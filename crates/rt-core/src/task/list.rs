@@ -19,6 +19,8 @@ use super::core::Header;
 use super::id::Id;
 use super::raw::RawTask;
 use super::{JoinHandle, Notified, Schedule, Task};
+use crossbeam_utils::CachePadded;
+
 use crate::sync::{AtomicBool, AtomicUsize, Mutex, Ordering};
 
 /// Where a task sits in its shard. Guarded by the shard lock.
@@ -44,7 +46,9 @@ unsafe impl Send for Shard {}
 
 /// The set of live tasks owned by one scheduler.
 pub struct OwnedTasks<S: 'static> {
-    shards: Box<[Mutex<Shard>]>,
+    /// Padded: a thread spawning into one shard must not bounce the cache line of the shard a
+    /// worker is removing a finished task from.
+    shards: Box<[CachePadded<Mutex<Shard>>]>,
     mask: usize,
     closed: AtomicBool,
     len: AtomicUsize,
@@ -77,10 +81,10 @@ impl<S: Schedule> OwnedTasks<S> {
         OwnedTasks {
             shards: (0..n)
                 .map(|_| {
-                    Mutex::new(Shard {
+                    CachePadded::new(Mutex::new(Shard {
                         slots: Vec::new(),
                         free: Vec::new(),
-                    })
+                    }))
                 })
                 .collect(),
             mask: n - 1,

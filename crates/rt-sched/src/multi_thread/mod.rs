@@ -111,7 +111,7 @@ impl MultiThread {
             stealers: locals.iter().map(|l| l.stealer()).collect(),
             unparkers: parkers.iter().map(|p| p.unparker().clone()).collect(),
             idle: Idle::new(n),
-            owned: OwnedTasks::new(4 * n),
+            owned: OwnedTasks::new(8 * n),
             counters: metrics::counters(n),
             shutdown: AtomicBool::new(false),
             frame_pool: config.frame_pool,
