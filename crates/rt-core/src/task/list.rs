@@ -21,7 +21,7 @@ use super::raw::RawTask;
 use super::{JoinHandle, Notified, Schedule, Task};
 use crossbeam_utils::CachePadded;
 
-use crate::sync::{AtomicBool, AtomicUsize, Mutex, Ordering};
+use crate::sync::{AtomicBool, Mutex, Ordering};
 
 /// Where a task sits in its shard. Guarded by the shard lock.
 pub(crate) struct Links {
@@ -51,14 +51,13 @@ pub struct OwnedTasks<S: 'static> {
     shards: Box<[CachePadded<Mutex<Shard>>]>,
     mask: usize,
     closed: AtomicBool,
-    len: AtomicUsize,
     _p: PhantomData<S>,
 }
 
 impl<S: 'static> std::fmt::Debug for OwnedTasks<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OwnedTasks")
-            .field("len", &self.len.load(Ordering::Relaxed))
+            .field("shards", &self.shards.len())
             .field("closed", &self.closed.load(Ordering::Relaxed))
             .finish()
     }
@@ -89,7 +88,6 @@ impl<S: Schedule> OwnedTasks<S> {
                 .collect(),
             mask: n - 1,
             closed: AtomicBool::new(false),
-            len: AtomicUsize::new(0),
             _p: PhantomData,
         }
     }
@@ -132,7 +130,6 @@ impl<S: Schedule> OwnedTasks<S> {
                 // SAFETY: we hold the shard lock of this task's shard.
                 unsafe { links(raw.header_ptr()).index = index };
                 std::mem::forget(task);
-                self.len.fetch_add(1, Ordering::Relaxed);
                 return (join, Some(notified));
             }
         }
@@ -164,7 +161,6 @@ impl<S: Schedule> OwnedTasks<S> {
         shard.slots[index as usize] = None;
         shard.free.push(index);
         drop(shard);
-        self.len.fetch_sub(1, Ordering::Relaxed);
         // SAFETY: the list's reference, now handed to the caller.
         Some(unsafe { Task::from_raw(task.raw) })
     }
@@ -190,7 +186,6 @@ impl<S: Schedule> OwnedTasks<S> {
                     })
                     .collect()
             };
-            self.len.fetch_sub(tasks.len(), Ordering::Relaxed);
             // Outside the lock: dropping a future may spawn (refused now) or complete tasks.
             for task in tasks {
                 task.shutdown();
@@ -203,9 +198,16 @@ impl<S: Schedule> OwnedTasks<S> {
         self.closed.load(Ordering::Acquire)
     }
 
-    /// Live tasks in the list.
+    /// Live tasks in the list. Counted shard by shard under each lock (a shared counter would
+    /// be one more cache line that every spawn and every completion fights over).
     pub fn len(&self) -> usize {
-        self.len.load(Ordering::Relaxed)
+        self.shards
+            .iter()
+            .map(|shard| {
+                let shard = shard.lock().unwrap_or_else(|e| e.into_inner());
+                shard.slots.len() - shard.free.len()
+            })
+            .sum()
     }
 
     /// Whether no task is live.
