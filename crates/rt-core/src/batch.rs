@@ -69,8 +69,3 @@ pub fn defer<U: Unpark>(u: &Arc<U>) -> bool {
         })
         .unwrap_or(false)
 }
-
-/// Whether a batch is open on this thread.
-pub fn is_batching() -> bool {
-    PENDING.try_with(|p| p.borrow().is_some()).unwrap_or(false)
-}

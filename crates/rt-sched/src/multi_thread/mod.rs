@@ -288,8 +288,9 @@ impl Shared {
             }
             return;
         }
-        if rt_core::batch::is_batching() {
-            rt_core::batch::defer(&handle.shared);
+        // Inside a batch (a reactor turn) the unpark waits for the batch's end; `defer` says
+        // whether one is open, so the common case costs one thread-local look-up.
+        if rt_core::batch::defer(&handle.shared) {
             return;
         }
         self.notify_parked();
