@@ -5,6 +5,10 @@
 //!
 //! * `bind_and_poll_race_close_and_shutdown_all`: `OwnedTasks::bind` and the task's first
 //!   polls on one thread, `close_and_shutdown_all` on another.
+//! * `slot_reuse_races_close_and_shutdown_all`: one thread binds a task, runs it to completion
+//!   (its slot goes back to the free list) and binds a second task into the reused slot, which
+//!   stays pending; the close on another thread must cancel the second task exactly once and
+//!   never touch the first.
 //! * `spawn_races_multi_thread_shutdown`: `Handle::spawn` from a foreign thread racing
 //!   `MultiThread::shutdown` (one worker), the `JoinHandle` awaited with `park_block_on`.
 //!
@@ -87,6 +91,81 @@ fn bind_and_poll_race_close_and_shutdown_all() {
         "bound: cancelled after 1 polls",
         "bound: output after 2 polls",
         "refused: cancelled after 0 polls",
+    ]);
+}
+
+#[test]
+fn slot_reuse_races_close_and_shutdown_all() {
+    static SEEN: Seen = Seen::new();
+    model(|| {
+        let sched = TestSched::new();
+        let (first, second) = (Probe::new(), Probe::new());
+        let (cell1, cell2, out) = (Dropped::new(), Dropped::new(), Dropped::new());
+        let fut1 = {
+            let out = out.clone();
+            probed(&first, move |_, _| Poll::Ready(Output::new(&out)))
+        };
+        let fut2 = probed(&second, |_, _| Poll::<Output>::Pending);
+        let spawner = {
+            let (sched, cell1, cell2) = (sched.clone(), cell1.clone(), cell2.clone());
+            thread::spawn(move || {
+                let (join1, n1) = sched.bind(fut1, &cell1);
+                if let Some(n) = n1 {
+                    n.run();
+                }
+                let (join2, n2) = sched.bind(fut2, &cell2);
+                if let Some(n) = n2 {
+                    n.run();
+                }
+                (join1, join2)
+            })
+        };
+        sched.owned().close_and_shutdown_all();
+        let (mut join1, mut join2) = spawner.join().unwrap();
+        sched.run_all();
+        assert!(sched.owned().is_empty());
+        assert_eq!(
+            first.drops(),
+            1,
+            "first future dropped {} times",
+            first.drops()
+        );
+        assert_eq!(
+            second.drops(),
+            1,
+            "second future dropped {} times",
+            second.drops()
+        );
+        let Poll::Ready(res1) = poll_once(&mut join1, Waker::noop()) else {
+            panic!("first JoinHandle unresolved after shutdown");
+        };
+        let Poll::Ready(res2) = poll_once(&mut join2, Waker::noop()) else {
+            panic!("second JoinHandle unresolved after shutdown");
+        };
+        let res1 = outcome(res1, &out);
+        assert!(
+            matches!(&res2, Err(e) if e.is_cancelled()),
+            "second task not cancelled"
+        );
+        SEEN.record(format!(
+            "first: {res1} after {} polls, second polled {}",
+            first.polls(),
+            second.polls()
+        ));
+        drop((join1, join2));
+        assert_eq!(cell1.count(), 1, "first cell freed {} times", cell1.count());
+        assert_eq!(
+            cell2.count(),
+            1,
+            "second cell freed {} times",
+            cell2.count()
+        );
+        assert_eq!(sched.handles(), 1, "a task cell still holds the scheduler");
+    });
+    SEEN.assert_exactly(&[
+        "first: cancelled after 0 polls, second polled 0",
+        "first: output after 1 polls, second polled 0",
+        "first: output after 1 polls, second polled 1",
     ]);
 }
 

@@ -99,7 +99,7 @@ impl CurrentThread {
             handle: Handle {
                 shared: Arc::new(Shared {
                     queue: Mutex::new(Some(VecDeque::with_capacity(64))),
-                    owned: OwnedTasks::new(1),
+                    owned: OwnedTasks::new(0),
                     unparker,
                     parker: Mutex::new(Some(parker)),
                     frame_pool,

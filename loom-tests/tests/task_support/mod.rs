@@ -250,7 +250,7 @@ impl TestSched {
         TestSched {
             inner: Arc::new(Inner {
                 queue: Mutex::new(VecDeque::new()),
-                owned: OwnedTasks::new(1),
+                owned: OwnedTasks::new(0),
                 schedules: StdAtomicUsize::new(0),
                 yields: StdAtomicUsize::new(0),
             }),

@@ -1,27 +1,25 @@
 //! The task cell: one allocation holding the header, the scheduler handle, the future or its
-//! output (the stage), and the trailer (join waker, owned-list links).
+//! output (the stage), and the trailer (join waker).
 //!
 //! ```text
 //!  +----------------------+  <- *const Header (what wakers, RawTask and queues point at)
-//!  | Header               |  state word, vtable, id, pooled flag
+//!  | Header               |  state word, vtable, id, owned-list slot, pooled flag
 //!  +----------------------+
 //!  | scheduler: S         |
 //!  +----------------------+
 //!  | stage: Stage<F>      |  Running(F) | Finished(Result<F::Output, JoinError>) | Consumed
 //!  +----------------------+
-//!  | Trailer              |  join waker slot, owned-list links
+//!  | Trailer              |  join waker slot
 //!  +----------------------+
 //! ```
 //! `#[repr(C)]` keeps the header first, so a `*const Header` is also a `*const Cell<F, S>`; the
 //! vtable carries the functions monomorphised for `F` and `S`.
 
 use std::future::Future;
-use std::ptr::NonNull;
 use std::task::Waker;
 
 use super::error::JoinError;
 use super::id::Id;
-use super::list::Links;
 use super::raw::Vtable;
 use super::state::State;
 use crate::sync::UnsafeCell;
@@ -32,6 +30,8 @@ pub struct Header {
     pub(crate) state: State,
     pub(crate) vtable: &'static Vtable,
     pub(crate) id: Id,
+    /// The task's slot in its `OwnedTasks` (`list::UNOWNED` if none). Fixed at creation.
+    pub(crate) owned_slot: u32,
     /// The cell came from the frame pool (else from the global allocator).
     pub(crate) pooled: bool,
 }
@@ -47,8 +47,6 @@ pub(crate) struct Trailer {
     /// Rule: readable by the completing thread only while JOIN_WAKER is set; writable by the
     /// `JoinHandle` only while JOIN_WAKER is clear (see `task/mod.rs`, join waker rules).
     pub(crate) waker: UnsafeCell<Option<Waker>>,
-    /// Guarded by the owned-list shard lock.
-    pub(crate) links: UnsafeCell<Links>,
 }
 
 #[repr(C)]
@@ -68,6 +66,7 @@ impl<F: Future, S> Cell<F, S> {
         id: Id,
         refs: usize,
         pooled: bool,
+        owned_slot: u32,
         vtable: &'static Vtable,
     ) -> Cell<F, S> {
         Cell {
@@ -75,32 +74,19 @@ impl<F: Future, S> Cell<F, S> {
                 state: State::new(refs),
                 vtable,
                 id,
+                owned_slot,
                 pooled,
             },
             scheduler,
             stage: UnsafeCell::new(Stage::Running(future)),
             trailer: Trailer {
                 waker: UnsafeCell::new(None),
-                links: UnsafeCell::new(Links::default()),
             },
         }
     }
 }
 
 impl Header {
-    /// The trailer of the cell this header starts.
-    ///
-    /// # Safety
-    /// `this` points at a live task header.
-    pub(crate) unsafe fn trailer(this: NonNull<Header>) -> NonNull<Trailer> {
-        // SAFETY: the caller guarantees a live header; the vtable stores the trailer's offset
-        // within the cell, computed for this very cell type.
-        unsafe {
-            let offset = this.as_ref().vtable.trailer_offset;
-            NonNull::new_unchecked(this.as_ptr().cast::<u8>().add(offset).cast::<Trailer>())
-        }
-    }
-
     /// The task's id.
     pub fn id(&self) -> Id {
         self.id

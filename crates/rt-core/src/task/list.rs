@@ -1,19 +1,35 @@
 //! `OwnedTasks`: every live task of a scheduler, so shutdown can find and cancel the ones that
 //! sit parked on a waker and are in no queue.
 //!
-//! Sharded by task id so that spawns and completions on different workers rarely meet on one
-//! lock. Each shard is a slab: a vector of task pointers plus a free list of slot indices, and
-//! each task remembers its slot index in its trailer (`Links`, guarded by the shard lock).
-//! Removing a task touches only the shard's slot vector, never the task's neighbours: an
-//! intrusive linked list would load two cold task cells per completion. Free slots are reused
-//! last-in first-out, so the slots in use stay hot in cache.
+//! A table of slots, one `AtomicPtr` per live task, and per-thread caches of free slot indices:
 //!
-//! Once closed, the list refuses new tasks: a spawn racing shutdown either lands before the close
-//! (and is cancelled by it) or is refused (and is cancelled at once by `bind`).
+//! ```text
+//!  chunks:  [ 256 slots ][ 512 slots ][ 1024 slots ] ...   (allocated on demand, never moved)
+//!  caches:  worker 0: free indices | worker 1: ... | shared (threads that are not workers)
+//!  global:  free indices that overflowed a cache, and the next never-used index
+//! ```
+//!
+//! * `bind` takes a free index from the caller's cache (refilled from `global` in batches),
+//!   writes it into the new task's header (`Header::owned_slot`, fixed for the task's life), and
+//!   stores the task pointer into the slot.
+//! * `remove` swaps the slot back to null. Whoever swaps the task's pointer out — `remove` at
+//!   completion, or `close_and_shutdown_all` — owns the list's reference; the other side sees
+//!   null and does nothing. Only the remover returns the index, to its own cache.
+//!
+//! So a spawn and a completion touch no shared lock: each takes the lock of its own thread's
+//! cache (uncontended, its line stays in that core's cache) and one slot. An earlier design with
+//! id-sharded locked slabs spent a third of `spawn_many_local` in those locks, bouncing between
+//! the spawning worker and the one that stole and finished the tasks.
+//!
+//! Closing races binding without a lock: `bind` stores its pointer and then reads `closed`;
+//! `close_and_shutdown_all` sets `closed` and then swaps every slot, each side with a SeqCst
+//! fence between its write and its read. So either the binder sees `closed` (and takes its task
+//! back with a swap, unless the closer got it first) or the closer's swap finds the task.
+//! Indices are never returned after the close. Modelled in `loom-tests/tests/shutdown.rs`.
 
 use std::future::Future;
 use std::marker::PhantomData;
-use std::ptr::NonNull;
+use std::ptr::{self, NonNull};
 
 use super::core::Header;
 use super::id::Id;
@@ -21,35 +37,66 @@ use super::raw::RawTask;
 use super::{JoinHandle, Notified, Schedule, Task};
 use crossbeam_utils::CachePadded;
 
-use crate::sync::{AtomicBool, Mutex, Ordering};
+use crate::sync::{fence, AtomicBool, AtomicPtr, Mutex, Ordering};
 
-/// Where a task sits in its shard. Guarded by the shard lock.
-pub(crate) struct Links {
-    index: u32,
+/// `Header::owned_slot` of a task that is in no list.
+pub(crate) const UNOWNED: u32 = u32::MAX;
+
+/// Slots in chunk 0; chunk `k` has `BASE << k`.
+#[cfg(not(loom))]
+const BASE_SHIFT: u32 = 8;
+#[cfg(loom)]
+const BASE_SHIFT: u32 = 1;
+const BASE: u64 = 1 << BASE_SHIFT;
+/// Enough chunks for every index below `UNOWNED`.
+const CHUNKS: usize = (33 - BASE_SHIFT) as usize;
+
+/// Indices moved between a cache and `global` at a time.
+#[cfg(not(loom))]
+const BATCH: usize = 128;
+#[cfg(loom)]
+const BATCH: usize = 2;
+/// A cache holding more free indices than this gives `BATCH` back to `global`.
+const CACHE_MAX: usize = 2 * BATCH;
+
+type Slot = AtomicPtr<Header>;
+
+/// Chunk and offset of slot `index`.
+fn locate(index: u32) -> (usize, usize) {
+    let j = index as u64 + BASE;
+    let k = (63 - j.leading_zeros()) - BASE_SHIFT;
+    (k as usize, (j - (BASE << k)) as usize)
 }
 
-const UNLINKED: u32 = u32::MAX;
-
-impl Default for Links {
-    fn default() -> Links {
-        Links { index: UNLINKED }
-    }
+fn chunk_len(k: usize) -> usize {
+    (BASE as usize) << k
 }
 
-struct Shard {
-    slots: Vec<Option<NonNull<Header>>>,
+#[derive(Default)]
+struct Cache {
     free: Vec<u32>,
+    /// Tasks bound through this cache minus tasks removed through it: may be negative; the sum
+    /// over all caches and `global` is the number of live tasks.
+    live: isize,
 }
 
-// SAFETY: the raw pointers are only followed under the shard lock.
-unsafe impl Send for Shard {}
+#[derive(Default)]
+struct Global {
+    free: Vec<u32>,
+    /// The next index never handed out.
+    next: u64,
+    live: isize,
+}
 
 /// The set of live tasks owned by one scheduler.
 pub struct OwnedTasks<S: 'static> {
-    /// Padded: a thread spawning into one shard must not bounce the cache line of the shard a
-    /// worker is removing a finished task from.
-    shards: Box<[CachePadded<Mutex<Shard>>]>,
-    mask: usize,
+    /// One per worker (`bind_in`/`remove_in` with its index) plus, last, the shared one.
+    /// Padded: each worker's cache line stays on its core.
+    caches: Box<[CachePadded<Mutex<Cache>>]>,
+    global: Mutex<Global>,
+    /// Chunk `k` points at `chunk_len(k)` slots, or is null until an index in it is handed out.
+    /// Written under the `global` lock, before any index in the chunk leaves it.
+    chunks: Box<[AtomicPtr<Slot>]>,
     closed: AtomicBool,
     _p: PhantomData<S>,
 }
@@ -57,48 +104,105 @@ pub struct OwnedTasks<S: 'static> {
 impl<S: 'static> std::fmt::Debug for OwnedTasks<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OwnedTasks")
-            .field("shards", &self.shards.len())
+            .field("caches", &self.caches.len())
             .field("closed", &self.closed.load(Ordering::Relaxed))
             .finish()
     }
 }
 
-/// # Safety
-/// `task` is live and the caller holds the lock of the shard it is (or will be) in.
-unsafe fn links<'a>(task: NonNull<Header>) -> &'a mut Links {
-    // SAFETY: per the contract, the shard lock grants exclusive access to the links.
-    unsafe {
-        let trailer = Header::trailer(task);
-        trailer.as_ref().links.with_mut(|l| &mut *l)
-    }
+fn lock<T>(m: &Mutex<T>) -> crate::sync::MutexGuard<'_, T> {
+    // Nothing panics while holding these locks, but a poisoned one is still consistent.
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl<S: Schedule> OwnedTasks<S> {
-    /// A list with at least `shards` shards (rounded up to a power of two).
-    pub fn new(shards: usize) -> OwnedTasks<S> {
-        let n = shards.max(1).next_power_of_two();
+    /// A list with `caches` per-thread caches of free slots (one per worker: pass the worker's
+    /// index to [`bind_in`](Self::bind_in) and [`remove_in`](Self::remove_in)) plus one shared
+    /// cache for every other thread.
+    pub fn new(caches: usize) -> OwnedTasks<S> {
         OwnedTasks {
-            shards: (0..n)
-                .map(|_| {
-                    CachePadded::new(Mutex::new(Shard {
-                        slots: Vec::new(),
-                        free: Vec::new(),
-                    }))
-                })
+            caches: (0..caches + 1)
+                .map(|_| CachePadded::new(Mutex::new(Cache::default())))
                 .collect(),
-            mask: n - 1,
+            global: Mutex::new(Global::default()),
+            chunks: (0..CHUNKS)
+                .map(|_| AtomicPtr::new(ptr::null_mut()))
+                .collect(),
             closed: AtomicBool::new(false),
             _p: PhantomData,
         }
     }
 
-    fn shard(&self, id: Id) -> &Mutex<Shard> {
-        &self.shards[(id.as_u64() as usize) & self.mask]
+    /// The cache for `hint`: a worker's own, or the shared one for anything out of range.
+    fn cache(&self, hint: usize) -> &Mutex<Cache> {
+        let shared = self.caches.len() - 1;
+        &self.caches[hint.min(shared)]
     }
 
-    /// Creates a task owned by this list. Returns its `JoinHandle` and the `Notified` to
-    /// schedule, or `None` when the list is closed: then the future has already been dropped
-    /// and the handle resolves to a cancellation error.
+    fn slot(&self, index: u32) -> &Slot {
+        let (k, off) = locate(index);
+        // Acquire: pairs with the Release in `allocate_chunks`, which ran before `index` left
+        // the `global` lock (so this is never null for a handed-out index).
+        let chunk = self.chunks[k].load(Ordering::Acquire);
+        debug_assert!(!chunk.is_null(), "slot {index} handed out before its chunk");
+        // SAFETY: `index` was handed out by `take_index`, which allocated its chunk first; chunks
+        // live as long as the list and `off < chunk_len(k)` by `locate`.
+        unsafe { &*chunk.add(off) }
+    }
+
+    /// A free slot index, counted as live in the cache for `hint`.
+    fn take_index(&self, hint: usize) -> u32 {
+        let mut cache = lock(self.cache(hint));
+        cache.live += 1;
+        if let Some(i) = cache.free.pop() {
+            return i;
+        }
+        let mut global = lock(&self.global);
+        let n = global.free.len();
+        if n > 0 {
+            let take = n.min(BATCH);
+            cache.free.extend(global.free.drain(n - take..));
+        } else {
+            let start = global.next;
+            let end = start + BATCH as u64;
+            assert!(end <= UNOWNED as u64, "too many live tasks");
+            self.allocate_chunks(start, end);
+            global.next = end;
+            cache.free.extend((start..end).rev().map(|i| i as u32));
+        }
+        drop(global);
+        cache.free.pop().expect("a refilled cache is not empty")
+    }
+
+    /// Allocates the chunks holding indices `start..end`. Called with the `global` lock held.
+    fn allocate_chunks(&self, start: u64, end: u64) {
+        let (first, _) = locate(start as u32);
+        let (last, _) = locate((end - 1) as u32);
+        for k in first..=last {
+            if self.chunks[k].load(Ordering::Relaxed).is_null() {
+                let chunk: Box<[Slot]> = (0..chunk_len(k))
+                    .map(|_| AtomicPtr::new(ptr::null_mut()))
+                    .collect();
+                self.chunks[k].store(Box::into_raw(chunk).cast::<Slot>(), Ordering::Release);
+            }
+        }
+    }
+
+    /// Returns a slot index freed by a remove on the thread of `hint`.
+    fn give_index(&self, hint: usize, index: u32) {
+        let mut cache = lock(self.cache(hint));
+        cache.live -= 1;
+        cache.free.push(index);
+        if cache.free.len() > CACHE_MAX {
+            let n = cache.free.len();
+            lock(&self.global)
+                .free
+                .extend(cache.free.drain(n - BATCH..));
+        }
+    }
+
+    /// Creates a task owned by this list, from any thread (the shared cache). See
+    /// [`bind_in`](Self::bind_in).
     pub fn bind<F>(
         &self,
         future: F,
@@ -110,57 +214,90 @@ impl<S: Schedule> OwnedTasks<S> {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let raw = RawTask::new(future, scheduler, id, 3, pooled);
+        self.bind_in(usize::MAX, future, scheduler, id, pooled)
+    }
+
+    /// Creates a task owned by this list, taking its slot from the cache of worker `hint` (any
+    /// out-of-range `hint` means the shared cache). Returns its `JoinHandle` and the `Notified`
+    /// to schedule, or `None` when the list is closed: then the future has already been dropped
+    /// and the handle resolves to a cancellation error.
+    pub fn bind_in<F>(
+        &self,
+        hint: usize,
+        future: F,
+        scheduler: S,
+        id: Id,
+        pooled: bool,
+    ) -> (JoinHandle<F::Output>, Option<Notified<S>>)
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let closed_already = self.closed.load(Ordering::Acquire);
+        let index = if closed_already {
+            UNOWNED
+        } else {
+            self.take_index(hint)
+        };
+        let raw = RawTask::new(future, scheduler, id, 3, pooled, index);
         let join = JoinHandle::new(raw);
         // SAFETY: the three references: list, `Notified`, `JoinHandle`.
         let (task, notified) = unsafe { (Task::<S>::from_raw(raw), Notified::<S>::from_raw(raw)) };
-        {
-            let mut shard = self.shard(id).lock().unwrap_or_else(|e| e.into_inner());
-            if !self.closed.load(Ordering::Acquire) {
-                let index = match shard.free.pop() {
-                    Some(i) => i,
-                    None => {
-                        let i = u32::try_from(shard.slots.len()).expect("too many live tasks");
-                        assert!(i != UNLINKED, "too many live tasks");
-                        shard.slots.push(None);
-                        i
-                    }
-                };
-                shard.slots[index as usize] = Some(raw.header_ptr());
-                // SAFETY: we hold the shard lock of this task's shard.
-                unsafe { links(raw.header_ptr()).index = index };
+        if !closed_already {
+            let slot = self.slot(index);
+            // A swap, not a store: every write to a slot is an RMW, so no write can fall
+            // between another RMW's read and write (loom models that wrongly for plain stores,
+            // tokio-rs/loom#254).
+            let prev = slot.swap(raw.header_ptr().as_ptr(), Ordering::AcqRel);
+            debug_assert!(prev.is_null(), "slot {index} was handed out while in use");
+            // Pairs with the fence in `close_and_shutdown_all` (module docs).
+            fence(Ordering::SeqCst);
+            if !self.closed.load(Ordering::Relaxed) {
                 std::mem::forget(task);
                 return (join, Some(notified));
             }
+            // Closed meanwhile: take the task back unless the closer already has.
+            if slot.swap(ptr::null_mut(), Ordering::AcqRel).is_null() {
+                // The closer owns the list's reference and shuts the task down.
+                std::mem::forget(task);
+                drop(notified);
+                return (join, None);
+            }
+            lock(self.cache(hint)).live -= 1;
         }
-        // Closed: cancel now. The list's reference performs the shutdown; the `Notified` is
-        // dropped unused.
         tracing::trace!(
             task.id = id.as_u64(),
             "spawn refused: runtime is shutting down"
         );
+        // The list's reference performs the shutdown; the `Notified` is dropped unused.
         task.shutdown();
         drop(notified);
         (join, None)
     }
 
-    /// Removes `task` from the list; returns the list's reference if it was still there.
+    /// Removes `task` from the list, from any thread (the shared cache). See
+    /// [`remove_in`](Self::remove_in).
     pub fn remove(&self, task: &Task<S>) -> Option<Task<S>> {
-        let ptr = task.raw.header_ptr();
-        let mut shard = self
-            .shard(task.id())
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        // SAFETY: we hold the shard lock for this task's shard.
-        let l = unsafe { links(ptr) };
-        if l.index == UNLINKED {
+        self.remove_in(usize::MAX, task)
+    }
+
+    /// Removes `task` from the list, returning its slot to the cache of worker `hint`. Returns
+    /// the list's reference if the task was still there (not taken by a close).
+    pub fn remove_in(&self, hint: usize, task: &Task<S>) -> Option<Task<S>> {
+        let header = task.raw.header_ptr();
+        // SAFETY: `task` holds a reference, so the header is live.
+        let index = unsafe { header.as_ref() }.owned_slot;
+        if index == UNOWNED {
             return None;
         }
-        let index = std::mem::replace(&mut l.index, UNLINKED);
-        debug_assert_eq!(shard.slots[index as usize], Some(ptr));
-        shard.slots[index as usize] = None;
-        shard.free.push(index);
-        drop(shard);
+        // The swap's atomicity decides between us and a closer: one of the two gets the pointer.
+        let prev = self.slot(index).swap(ptr::null_mut(), Ordering::AcqRel);
+        if prev.is_null() {
+            // Taken by `close_and_shutdown_all`, which owns the list's reference now.
+            return None;
+        }
+        debug_assert_eq!(prev, header.as_ptr(), "slot {index} held another task");
+        self.give_index(hint, index);
         // SAFETY: the list's reference, now handed to the caller.
         Some(unsafe { Task::from_raw(task.raw) })
     }
@@ -168,29 +305,31 @@ impl<S: Schedule> OwnedTasks<S> {
     /// Refuses new tasks from now on and cancels every task in the list (dropping each future
     /// exactly once). Futures run their `Drop` on the calling thread.
     pub fn close_and_shutdown_all(&self) {
-        self.closed.store(true, Ordering::Release);
-        for shard in self.shards.iter() {
-            let tasks: Vec<Task<S>> = {
-                let mut shard = shard.lock().unwrap_or_else(|e| e.into_inner());
-                shard.free.clear();
-                std::mem::take(&mut shard.slots)
-                    .into_iter()
-                    .flatten()
-                    .map(|ptr| {
-                        // SAFETY: we hold the shard lock; `ptr` is a live task in it, and the
-                        // list's reference moves to the returned `Task`.
-                        unsafe {
-                            links(ptr).index = UNLINKED;
-                            Task::<S>::from_raw(RawTask::from_raw(ptr))
-                        }
-                    })
-                    .collect()
-            };
-            // Outside the lock: dropping a future may spawn (refused now) or complete tasks.
-            for task in tasks {
-                task.shutdown();
+        self.closed.store(true, Ordering::Relaxed);
+        // Pairs with the fence in `bind_in` (module docs).
+        fence(Ordering::SeqCst);
+        let mut taken = 0;
+        for (k, chunk) in self.chunks.iter().enumerate() {
+            let chunk = chunk.load(Ordering::Acquire);
+            if chunk.is_null() {
+                // Chunks are allocated in order: none after this one either.
+                break;
+            }
+            for off in 0..chunk_len(k) {
+                // SAFETY: a non-null chunk has `chunk_len(k)` slots and lives as long as `self`.
+                let slot = unsafe { &*chunk.add(off) };
+                let p = slot.swap(ptr::null_mut(), Ordering::AcqRel);
+                if let Some(p) = NonNull::new(p) {
+                    taken += 1;
+                    // SAFETY: the swap moved the list's reference to us; the task is live.
+                    let task = unsafe { Task::<S>::from_raw(RawTask::from_raw(p)) };
+                    // No lock is held: dropping a future may spawn (refused now) or complete
+                    // other tasks.
+                    task.shutdown();
+                }
             }
         }
+        lock(&self.global).live -= taken;
     }
 
     /// Whether `close_and_shutdown_all` has run.
@@ -198,16 +337,10 @@ impl<S: Schedule> OwnedTasks<S> {
         self.closed.load(Ordering::Acquire)
     }
 
-    /// Live tasks in the list. Counted shard by shard under each lock (a shared counter would
-    /// be one more cache line that every spawn and every completion fights over).
+    /// Live tasks in the list (exact when nothing is spawned or completed meanwhile).
     pub fn len(&self) -> usize {
-        self.shards
-            .iter()
-            .map(|shard| {
-                let shard = shard.lock().unwrap_or_else(|e| e.into_inner());
-                shard.slots.len() - shard.free.len()
-            })
-            .sum()
+        let caches: isize = self.caches.iter().map(|c| lock(c).live).sum();
+        (caches + lock(&self.global).live).max(0) as usize
     }
 
     /// Whether no task is live.
@@ -216,7 +349,41 @@ impl<S: Schedule> OwnedTasks<S> {
     }
 }
 
-// SAFETY: the list only holds task pointers under its locks; tasks are `Send` by construction.
+impl<S: 'static> Drop for OwnedTasks<S> {
+    fn drop(&mut self) {
+        for (k, chunk) in self.chunks.iter().enumerate() {
+            let p = chunk.load(Ordering::Relaxed);
+            if !p.is_null() {
+                // SAFETY: made by `Box::into_raw` of a `chunk_len(k)` slice in `allocate_chunks`;
+                // `&mut self` means no one else holds it.
+                drop(unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(p, chunk_len(k))) });
+            }
+        }
+    }
+}
+
+// SAFETY: the list holds task pointers in atomics and hands each out exactly once (to whoever
+// swaps it out of its slot); tasks are `Send` by construction.
 unsafe impl<S: Schedule> Send for OwnedTasks<S> {}
 // SAFETY: as above.
 unsafe impl<S: Schedule> Sync for OwnedTasks<S> {}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locate_covers_every_index_once() {
+        let mut expect = (0usize, 0usize);
+        for i in 0..100_000u32 {
+            let (k, off) = locate(i);
+            assert_eq!((k, off), expect, "index {i}");
+            expect.1 += 1;
+            if expect.1 == chunk_len(expect.0) {
+                expect = (expect.0 + 1, 0);
+            }
+        }
+        let (k, off) = locate(UNOWNED - 1);
+        assert!(k < CHUNKS && off < chunk_len(k));
+    }
+}

@@ -203,7 +203,7 @@ where
     F::Output: Send + 'static,
     S: Schedule,
 {
-    let raw = RawTask::new(future, scheduler, id, 2, pooled);
+    let raw = RawTask::new(future, scheduler, id, 2, pooled, list::UNOWNED);
     // SAFETY: the two references: `Notified` and `JoinHandle`.
     (unsafe { Notified::from_raw(raw) }, JoinHandle::new(raw))
 }

@@ -26,8 +26,6 @@ pub struct Vtable {
     pub(crate) drop_join_handle: unsafe fn(NonNull<Header>),
     /// Cancels the task at shutdown (consumes a reference).
     pub(crate) shutdown: unsafe fn(NonNull<Header>),
-    /// Byte offset of the trailer within the cell.
-    pub(crate) trailer_offset: usize,
     /// The cell's layout.
     pub layout: Layout,
 }
@@ -36,7 +34,6 @@ impl std::fmt::Debug for Vtable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Vtable")
             .field("layout", &self.layout)
-            .field("trailer_offset", &self.trailer_offset)
             .finish()
     }
 }
@@ -51,7 +48,6 @@ fn vtable<F: Future, S: Schedule>() -> &'static Vtable {
             try_read_output: try_read_output::<F, S>,
             drop_join_handle: drop_join_handle::<F, S>,
             shutdown: shutdown::<F, S>,
-            trailer_offset: std::mem::offset_of!(Cell<F, S>, trailer),
             layout: Layout::new::<Cell<F, S>>(),
         };
     }
@@ -67,13 +63,20 @@ pub(crate) struct RawTask {
 
 impl RawTask {
     /// Allocates a new cell with `refs` references.
-    pub(crate) fn new<F, S>(future: F, scheduler: S, id: Id, refs: usize, pooled: bool) -> RawTask
+    pub(crate) fn new<F, S>(
+        future: F,
+        scheduler: S,
+        id: Id,
+        refs: usize,
+        pooled: bool,
+        owned_slot: u32,
+    ) -> RawTask
     where
         F: Future,
         S: Schedule,
     {
         let vtable = vtable::<F, S>();
-        let cell = Cell::new(future, scheduler, id, refs, pooled, vtable);
+        let cell = Cell::new(future, scheduler, id, refs, pooled, owned_slot, vtable);
         let layout = vtable.layout;
         let ptr = if pooled {
             crate::pool::alloc(layout)

@@ -111,7 +111,7 @@ impl MultiThread {
             stealers: locals.iter().map(|l| l.stealer()).collect(),
             unparkers: parkers.iter().map(|p| p.unparker().clone()).collect(),
             idle: Idle::new(n),
-            owned: OwnedTasks::new(8 * n),
+            owned: OwnedTasks::new(n),
             counters: metrics::counters(n),
             shutdown: AtomicBool::new(false),
             frame_pool: config.frame_pool,
@@ -231,15 +231,23 @@ impl Handle {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let (join, notified) =
-            self.shared
-                .owned
-                .bind(future, self.clone(), id, self.shared.frame_pool);
-        tracing::trace!(task.id = id.as_u64(), "spawn");
-        if let Some(n) = notified {
-            self.schedule_task(n, false);
-        }
-        join
+        worker::with_current(|cx| {
+            let cx = cx.filter(|cx| cx.belongs_to(&self.shared));
+            // A worker binds through its own slot cache; other threads share one.
+            let hint = cx.map_or(usize::MAX, |cx| cx.index());
+            let (join, notified) =
+                self.shared
+                    .owned
+                    .bind_in(hint, future, self.clone(), id, self.shared.frame_pool);
+            tracing::trace!(task.id = id.as_u64(), "spawn");
+            if let Some(n) = notified {
+                match cx {
+                    Some(cx) => cx.schedule_local(n, false),
+                    None => self.shared.schedule_remote(self, n),
+                }
+            }
+            join
+        })
     }
 
     /// A copy of the counters.
@@ -333,7 +341,11 @@ impl rt_core::batch::Unpark for Shared {
 
 impl Schedule for Handle {
     fn release(&self, task: &Task<Handle>) -> Option<Task<Handle>> {
-        self.shared.owned.remove(task)
+        let hint = worker::with_current(|cx| match cx {
+            Some(cx) if cx.belongs_to(&self.shared) => cx.index(),
+            _ => usize::MAX,
+        });
+        self.shared.owned.remove_in(hint, task)
     }
 
     fn schedule(&self, task: Notified<Handle>) {

@@ -88,6 +88,11 @@ impl WorkerContext {
         std::sync::Arc::ptr_eq(&self.handle.shared, shared)
     }
 
+    /// This worker's index among the scheduler's workers.
+    pub(crate) fn index(&self) -> usize {
+        self.index
+    }
+
     fn counters(&self) -> &crate::metrics::WorkerCounters {
         &self.shared().counters[self.index]
     }
