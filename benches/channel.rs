@@ -84,6 +84,14 @@ fn ping_pong(c: &mut Criterion) {
     g.bench_function("rt", |b| {
         b.iter(|| rt.block_on(ping_pong!(rt::sync::oneshot, rt::spawn)))
     });
+    let m = rt.metrics().total();
+    println!(
+        "rt ping_pong: unparks per poll = {:.5} (unparks {}, polls {}, parks {})",
+        m.unparks as f64 / m.polls.max(1) as f64,
+        m.unparks,
+        m.polls,
+        m.parks
+    );
     let tokio = tokio_runtime();
     g.bench_function("tokio", |b| {
         b.iter(|| tokio.block_on(ping_pong!(tokio::sync::oneshot, tokio::spawn)))

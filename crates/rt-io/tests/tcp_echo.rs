@@ -131,6 +131,40 @@ fn read_after_peer_close_returns_zero() {
     });
 }
 
+/// Reads that fill the buffer exactly: with data left they must not clear readiness (the rest
+/// is read at once), and when they drained the socket (TCP_INQ says 0) later data still wakes
+/// the reader.
+#[test]
+fn exact_reads_see_the_rest_and_later_data() {
+    run(async {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let mut c = TcpStream::connect(addr).await.unwrap();
+        let (mut s, _) = listener.accept().await.unwrap();
+        let server = spawn(async move {
+            s.write_all(&[1u8; 128]).await.unwrap();
+            let mut go = [0u8; 1];
+            s.read_exact(&mut go).await.unwrap();
+            s.write_all(&[2u8; 64]).await.unwrap();
+        });
+        let mut buf = [0u8; 64];
+        for _ in 0..2 {
+            assert_eq!(c.read_exact(&mut buf).await.unwrap(), 64);
+            assert_eq!(buf, [1u8; 64]);
+        }
+        // The socket is empty now; the next bytes are sent only after this write.
+        c.write_all(b"g").await.unwrap();
+        assert_eq!(c.read_exact(&mut buf).await.unwrap(), 64);
+        assert_eq!(buf, [2u8; 64]);
+        server.await;
+        assert_eq!(
+            c.read(&mut buf).await.unwrap(),
+            0,
+            "end-of-stream after the server left"
+        );
+    });
+}
+
 #[test]
 fn tcp_socket_reuseport_listen_and_connect() {
     run(async {

@@ -84,6 +84,33 @@ impl<E: mio::event::Source> PollEvented<E> {
         }
     }
 
+    /// Like [`PollEvented::poll_read`], with `read` also saying whether it left the receive
+    /// queue empty (`TCP_INQ`): then the readiness is cleared even after a read that filled
+    /// `buf` exactly. A closed read side stays ready (closed bits are never cleared), so a FIN
+    /// that came with the drained data is still seen by the next read.
+    pub(crate) fn poll_read_with(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+        mut read: impl FnMut(&mut [u8]) -> io::Result<(usize, bool)>,
+    ) -> Poll<io::Result<usize>> {
+        loop {
+            let ev = ready!(self.registration.poll_ready(cx, Direction::Read))?;
+            match read(buf) {
+                Ok((n, drained)) => {
+                    if n > 0 && (drained || n < buf.len()) {
+                        self.registration.clear_readiness(ev);
+                    }
+                    return Poll::Ready(Ok(n));
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.registration.clear_readiness(ev)
+                }
+                Err(e) => return Poll::Ready(Err(e)),
+            }
+        }
+    }
+
     /// Writes through the writer slot: the `AsyncWrite` path. A short write means the send
     /// buffer is full, so the readiness is cleared at once (see [`PollEvented::poll_read`]).
     pub(crate) fn poll_write<'a>(

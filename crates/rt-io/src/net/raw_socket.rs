@@ -25,6 +25,42 @@ pub(crate) fn tcp_socket(domain: libc::c_int) -> io::Result<OwnedFd> {
     Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
+/// `recv` on a socket with `TCP_INQ` set: returns the bytes read and whether the receive queue
+/// is empty afterwards (the kernel's `TCP_CM_INQ` control message). One syscall, like `recv`.
+pub(crate) fn recv_inq(fd: std::os::fd::RawFd, buf: &mut [u8]) -> io::Result<(usize, bool)> {
+    let mut iov = libc::iovec {
+        iov_base: buf.as_mut_ptr().cast(),
+        iov_len: buf.len(),
+    };
+    // Room for one `int` control message, aligned for `cmsghdr`.
+    let mut control = [0u64; 4];
+    // SAFETY: `msghdr` is plain data; all-zero is a valid (empty) value.
+    let mut msg: libc::msghdr = unsafe { mem::zeroed() };
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.as_mut_ptr().cast();
+    msg.msg_controllen = mem::size_of_val(&control) as _;
+    // SAFETY: `msg` points at `iov` (describing `buf`) and `control`, all live for the call.
+    let n = unsafe { libc::recvmsg(fd, &mut msg, 0) };
+    if n < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let mut drained = false;
+    // SAFETY: the CMSG_* walk stays inside `control`, as filled and bounded by the kernel
+    // through `msg.msg_controllen`.
+    unsafe {
+        let mut cmsg = libc::CMSG_FIRSTHDR(&msg);
+        while !cmsg.is_null() {
+            if (*cmsg).cmsg_level == libc::IPPROTO_TCP && (*cmsg).cmsg_type == libc::TCP_CM_INQ {
+                let inq = libc::CMSG_DATA(cmsg).cast::<libc::c_int>().read_unaligned();
+                drained = inq == 0;
+            }
+            cmsg = libc::CMSG_NXTHDR(&msg, cmsg);
+        }
+    }
+    Ok((n as usize, drained))
+}
+
 /// Sets an `int` socket option.
 pub(crate) fn set_int_opt(
     fd: &impl AsRawFd,

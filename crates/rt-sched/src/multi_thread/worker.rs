@@ -202,6 +202,14 @@ impl WorkerContext {
             if shared.is_shutdown() {
                 return None;
             }
+            if round == 0 {
+                // Before spinning, look for IO and timers that are already due: under network
+                // load the next work is usually sitting in the reactor, and spinning would only
+                // delay it.
+                if let Some(t) = self.poll_driver_now() {
+                    return Some(t);
+                }
+            }
             // Spin briefly: an unpark costs far more than a few rounds of looking.
             for _ in 0..(SPINS << round) {
                 rt_core::sync::spin_loop();
@@ -299,6 +307,19 @@ impl WorkerContext {
         let empty = t.is_none();
         self.lifo.set(t);
         empty
+    }
+
+    /// Polls the IO driver without blocking, if no other thread is driving it, and returns a
+    /// task the events woke onto this worker.
+    fn poll_driver_now(&self) -> Option<Notified<Handle>> {
+        let driver = self.shared().io_driver.as_ref()?;
+        if !driver.try_drive(Some(Duration::ZERO)) {
+            return None;
+        }
+        if let Some(t) = self.lifo.take() {
+            return Some(t);
+        }
+        self.local.pop()
     }
 
     /// Every `GLOBAL_QUEUE_INTERVAL` ticks: let IO and timers in even while this worker is busy.

@@ -6,7 +6,7 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use rt_core::sync::Arc;
+use rt_core::sync::{Arc, AtomicBool, Ordering::Relaxed};
 
 use crate::io::poll_evented::PollEvented;
 use crate::io::{Interest, Ready};
@@ -21,6 +21,14 @@ use crate::net::{addr, raw_socket};
 #[derive(Debug)]
 pub struct TcpStream {
     io: PollEvented<mio::net::TcpStream>,
+    /// `TCP_INQ` is on: a read through `recvmsg` also says whether it drained the receive queue
+    /// (see [`raw_socket::recv_inq`]), so a read that fills its buffer exactly need not be
+    /// followed by one that returns `WouldBlock`.
+    inq: bool,
+    /// The last read filled its buffer exactly (as `read_exact` loops do), so the next one
+    /// probably will too: take the `recvmsg` path, which costs a little more than `recv` and
+    /// pays off only for full reads (a short read already tells that the queue is empty).
+    full_reads: AtomicBool,
 }
 
 impl TcpStream {
@@ -53,8 +61,12 @@ impl TcpStream {
     }
 
     pub(crate) fn from_mio(sys: mio::net::TcpStream) -> io::Result<TcpStream> {
+        // Best effort: kernels before 4.18 lack TCP_INQ and then reads take the plain path.
+        let inq = raw_socket::set_int_opt(&sys, libc::IPPROTO_TCP, libc::TCP_INQ, 1).is_ok();
         Ok(TcpStream {
             io: PollEvented::new(sys)?,
+            inq,
+            full_reads: AtomicBool::new(false),
         })
     }
 
@@ -149,7 +161,19 @@ impl TcpStream {
         cx: &mut Context<'_>,
         buf: &mut [u8],
     ) -> Poll<io::Result<usize>> {
-        self.io.poll_read(cx, buf)
+        let res = if self.inq && self.full_reads.load(Relaxed) {
+            let fd = self.io.get_ref().as_raw_fd();
+            self.io
+                .poll_read_with(cx, buf, |buf| raw_socket::recv_inq(fd, buf))
+        } else {
+            self.io.poll_read(cx, buf)
+        };
+        if let Poll::Ready(Ok(n)) = res {
+            if self.inq && n > 0 {
+                self.full_reads.store(n == buf.len(), Relaxed);
+            }
+        }
+        res
     }
 
     pub(crate) fn poll_write_priv(
