@@ -28,6 +28,14 @@
 //!   cascade down).
 //! - A removal leaves `armed` alone: at worst the reactor wakes once for nothing.
 //!
+//! Latency compensation. Between the timerfd's expiry and the reactor running lie the kernel's
+//! wake-up of the blocked thread and, on a virtual machine, the host's wake-up of an idle vCPU:
+//! 10–150 µs here, depending on how busy the host is, and the same for every runtime. So the
+//! driver measures it (how late after the expiry `process` runs, averaged) and sets the timerfd
+//! that much ahead of the deadline (at most [`MAX_LEAD`]). Woken early, `process` spins the rest
+//! of the way to the deadline instead of sleeping again; since the lead is the average latency,
+//! the spin is only the latency's jitter. Timers still fire only once their tick has come.
+//!
 //! Should the timerfd be unavailable (creation or arming fails), the driver falls back to epoll's
 //! timeout: `next_timeout` returns the time to the next deadline and an insert of an earlier
 //! deadline calls `unpark` to make the reactor recompute it. Timers then fire up to a millisecond
@@ -52,6 +60,9 @@ use super::wheel::{Key, Wheel};
 
 /// One wheel tick is `2^TICK_SHIFT` ns: 4.096 µs.
 const TICK_SHIFT: u32 = 12;
+
+/// The most the timerfd is set ahead of a deadline, and so the most `process` spins per wake.
+const MAX_LEAD: Duration = Duration::from_micros(150);
 
 /// Due entries handed out of the wheel per lock hold in [`TimeDriver::process`].
 const BATCH: usize = 64;
@@ -92,6 +103,12 @@ struct Locked {
     /// The timerfd expired (or is about to) and its expiration has not been read yet.
     unread: bool,
     shutdown: bool,
+    /// How much earlier than a deadline the timerfd is set to expire: the recent wake-up
+    /// latency (an average of how late the reactor got to run after the timerfd expired), at
+    /// most [`MAX_LEAD`]. See "Latency compensation" in the module docs.
+    lead: Duration,
+    /// When the armed timerfd expires (the deadline minus `lead`).
+    expires: Option<Instant>,
 }
 
 /// The outcome of [`TimeHandle::insert`].
@@ -137,6 +154,8 @@ impl TimeDriver {
                         armed: None,
                         unread: false,
                         shutdown: false,
+                        lead: Duration::ZERO,
+                        expires: None,
                     }),
                     use_timerfd: AtomicBool::new(timerfd.is_some()),
                     timerfd,
@@ -172,39 +191,72 @@ impl TimeDriver {
     /// by the reactor thread after every poll, inside `rt_core::batch::batch`.
     pub(crate) fn process(&self) {
         let inner = &*self.handle.inner;
-        let now = inner.tick_floor(Instant::now());
+        let mut spun = Duration::ZERO;
         let mut due: Vec<Arc<Entry>> = Vec::new();
-        loop {
-            let more = {
-                let mut locked = inner.lock();
-                if locked.armed.is_some_and(|armed| armed <= now) {
-                    locked.armed = None;
-                    locked.unread = inner.use_timerfd.load(Ordering::Relaxed);
-                }
-                if locked.unread && inner.timerfd.as_ref().is_some_and(TimerFd::drain) {
-                    locked.unread = false;
-                }
-                while due.len() < BATCH {
-                    match locked.wheel.poll(now) {
-                        Some(entry) => due.push(entry),
-                        None => break,
+        'wake: loop {
+            let now_instant = Instant::now();
+            let now = inner.tick_floor(now_instant);
+            loop {
+                let (more, spin_to) = {
+                    let mut locked = inner.lock();
+                    // The planned wake-up has come: the timerfd's expiry (set `lead` ahead of
+                    // the armed tick), or in fallback mode the armed tick.
+                    let expired = match locked.expires {
+                        Some(expires) => expires <= now_instant,
+                        None => locked.armed.is_some_and(|armed| armed <= now),
+                    };
+                    let mut expiry = None;
+                    if expired {
+                        locked.armed = None;
+                        expiry = locked.expires.take();
+                        locked.unread = inner.use_timerfd.load(Ordering::Relaxed);
                     }
-                }
-                let more = due.len() == BATCH;
-                if !more {
-                    if let Some(next) = locked.wheel.next_deadline() {
-                        if locked.armed != Some(next) {
-                            inner.arm(&mut locked, next);
+                    let mut fired = false;
+                    if locked.unread && inner.timerfd.as_ref().is_some_and(TimerFd::drain) {
+                        locked.unread = false;
+                        fired = true;
+                        if let Some(expires) = expiry {
+                            let late = now_instant.saturating_duration_since(expires);
+                            locked.lead = next_lead(locked.lead, late);
                         }
                     }
+                    while due.len() < BATCH {
+                        match locked.wheel.poll(now) {
+                            Some(entry) => due.push(entry),
+                            None => break,
+                        }
+                    }
+                    let more = due.len() == BATCH;
+                    let mut spin_to = None;
+                    if !more {
+                        if let Some(next) = locked.wheel.next_deadline() {
+                            let at = inner.instant_of(next);
+                            let wait = at.saturating_duration_since(now_instant);
+                            // Woken early on purpose: spin the rest rather than sleep again.
+                            if fired && next > now && wait <= locked.lead && spun + wait <= MAX_LEAD
+                            {
+                                spin_to = Some(at);
+                            } else if locked.armed != Some(next) {
+                                inner.arm(&mut locked, next);
+                            }
+                        }
+                    }
+                    (more, spin_to)
+                };
+                for entry in due.drain(..) {
+                    entry.fire(false);
                 }
-                more
-            };
-            for entry in due.drain(..) {
-                entry.fire(false);
-            }
-            if !more {
-                return;
+                if let Some(at) = spin_to {
+                    let from = Instant::now();
+                    while Instant::now() < at {
+                        std::hint::spin_loop();
+                    }
+                    spun += from.elapsed();
+                    continue 'wake;
+                }
+                if !more {
+                    return;
+                }
             }
         }
     }
@@ -266,6 +318,13 @@ impl TimeHandle {
     }
 }
 
+/// The new lead after a wake-up `late` behind the timerfd's expiry: an average over about
+/// eight wakes, each sample capped so one stall (a busy driver thread) cannot swing it far.
+fn next_lead(lead: Duration, late: Duration) -> Duration {
+    let late = late.min(2 * MAX_LEAD);
+    ((lead * 7 + late) / 8).min(MAX_LEAD)
+}
+
 impl Inner {
     fn lock(&self) -> MutexGuard<'_, Locked> {
         // A panic under this lock leaves the wheel consistent (no user code runs under it).
@@ -281,11 +340,14 @@ impl Inner {
                 .timerfd
                 .as_ref()
                 .expect("use_timerfd implies a timerfd");
+            let now = Instant::now();
             let after = self
                 .instant_of(tick)
-                .saturating_duration_since(Instant::now());
+                .saturating_duration_since(now)
+                .saturating_sub(locked.lead);
             if fd.arm(after).is_ok() {
                 locked.unread = false;
+                locked.expires = Some(now + after);
                 return false;
             }
             self.use_timerfd.store(false, Ordering::Release);
@@ -414,6 +476,22 @@ mod tests {
     fn reporting(id: usize, tx: &mpsc::Sender<(usize, Instant)>) -> Arc<Entry> {
         let waker = Waker::from(std::sync::Arc::new(Report(id, Mutex::new(tx.clone()))));
         Arc::new(Entry::new(Some(waker)))
+    }
+
+    #[test]
+    fn lead_follows_the_wake_latency_within_bounds() {
+        let mut lead = Duration::ZERO;
+        for _ in 0..64 {
+            lead = next_lead(lead, Duration::from_micros(40));
+        }
+        assert!(lead > Duration::from_micros(35) && lead <= Duration::from_micros(40));
+        // A stall moves it by at most an eighth of the cap, and it never passes MAX_LEAD.
+        let after_stall = next_lead(lead, Duration::from_secs(1));
+        assert!(after_stall <= lead + 2 * MAX_LEAD / 8);
+        for _ in 0..64 {
+            lead = next_lead(lead, Duration::from_secs(1));
+        }
+        assert_eq!(lead, MAX_LEAD);
     }
 
     fn fires_in_order_never_early(timerfd: bool) {
