@@ -8,10 +8,10 @@
 //! # The state word (this file owns its layout)
 //!
 //! ```text
-//!  bit   3             2          1           0
-//!      +-------------+----------+-----------+-------------+
-//!      | TX_TASK_SET |  CLOSED  | COMPLETE  | RX_TASK_SET |
-//!      +-------------+----------+-----------+-------------+
+//!  bit    5         4          3             2          1           0
+//!      +---------+---------+-------------+----------+-----------+-------------+
+//!      | RX_GONE | TX_GONE | TX_TASK_SET |  CLOSED  | COMPLETE  | RX_TASK_SET |
+//!      +---------+---------+-------------+----------+-----------+-------------+
 //! ```
 //!
 //! - `RX_TASK_SET`: the receiver's waker slot holds a waker and is handed to the sender: the
@@ -28,9 +28,17 @@
 //! - `TX_TASK_SET`: the sender's waker slot (for [`Sender::closed`]) is handed to the receiver;
 //!   the mirror image of `RX_TASK_SET`, with `CLOSED` in the role of `COMPLETE`.
 //!
+//! - `TX_GONE` / `RX_GONE`: the sender / receiver will not touch the cell again. They replace a
+//!   reference count: the side whose transition sets its bit and finds the other's already set
+//!   frees the cell, and a side that *loads* the other's bit (with `Acquire`) owns the cell
+//!   outright and frees it without a write. A send that finds the receiver not yet waiting sets
+//!   `COMPLETE | TX_GONE` in one step, and a receiver that completes after the sender left frees
+//!   the cell with no atomic write at all: one allocation and, in the common hand-off, three
+//!   read-modify-writes per channel (an `Arc` would add a clone and two decrements).
+//!
 //! Each transition is one atomic read-modify-write, so of a racing send and close exactly one
 //! wins: either the receiver sees `COMPLETE` (and gets the value) or the sender sees `CLOSED`
-//! (and gets it back). The slots hold `Option`s, so dropping the shared cell needs no flags.
+//! (and gets it back). The slots hold `Option`s, so freeing the cell drops whatever is left.
 
 use std::error::Error;
 use std::fmt;
@@ -38,8 +46,10 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
+use std::ptr::NonNull;
+
 use rt_core::coop;
-use rt_core::sync::{Arc, AtomicUsize, UnsafeCell};
+use rt_core::sync::{AtomicUsize, UnsafeCell};
 
 /// The state word's bits and transitions. Nothing outside this module masks them.
 mod state {
@@ -49,6 +59,8 @@ mod state {
     const COMPLETE: usize = 0b0010;
     const CLOSED: usize = 0b0100;
     const TX_TASK_SET: usize = 0b1000;
+    const TX_GONE: usize = 0b1_0000;
+    const RX_GONE: usize = 0b10_0000;
 
     /// A decoded value of the state word.
     #[derive(Clone, Copy, PartialEq, Eq)]
@@ -71,6 +83,14 @@ mod state {
         pub(super) fn is_tx_task_set(self) -> bool {
             self.0 & TX_TASK_SET != 0
         }
+        #[inline]
+        pub(super) fn is_tx_gone(self) -> bool {
+            self.0 & TX_GONE != 0
+        }
+        #[inline]
+        pub(super) fn is_rx_gone(self) -> bool {
+            self.0 & RX_GONE != 0
+        }
     }
 
     impl std::fmt::Debug for State {
@@ -80,6 +100,8 @@ mod state {
                 .field("complete", &self.is_complete())
                 .field("closed", &self.is_closed())
                 .field("tx_task_set", &self.is_tx_task_set())
+                .field("tx_gone", &self.is_tx_gone())
+                .field("rx_gone", &self.is_rx_gone())
                 .finish()
         }
     }
@@ -94,7 +116,8 @@ mod state {
         State(word.load(Ordering::Acquire))
     }
 
-    /// Sets `COMPLETE` unless `CLOSED` is set. Returns the state before.
+    /// Sets `COMPLETE` unless `CLOSED` is set; also `TX_GONE` when the receiver's waker slot
+    /// is not handed over (then the sender has nothing left to do). Returns the state before.
     #[inline]
     pub(super) fn set_complete(word: &AtomicUsize) -> State {
         let mut cur = word.load(Ordering::Relaxed);
@@ -104,16 +127,28 @@ mod state {
                 // Acquire pairs with the receiver's close so we see its final accesses.
                 return State(word.load(Ordering::Acquire));
             }
-            match word.compare_exchange_weak(
-                cur,
-                cur | COMPLETE,
-                Ordering::AcqRel,
-                Ordering::Relaxed,
-            ) {
+            let next = if cur & RX_TASK_SET != 0 {
+                cur | COMPLETE
+            } else {
+                cur | COMPLETE | TX_GONE
+            };
+            match word.compare_exchange_weak(cur, next, Ordering::AcqRel, Ordering::Relaxed) {
                 Ok(prev) => return State(prev),
                 Err(actual) => cur = actual,
             }
         }
+    }
+
+    /// Sets `TX_GONE`. Returns the state before.
+    #[inline]
+    pub(super) fn set_tx_gone(word: &AtomicUsize) -> State {
+        State(word.fetch_or(TX_GONE, Ordering::AcqRel))
+    }
+
+    /// Sets `RX_GONE`. Returns the state before.
+    #[inline]
+    pub(super) fn set_rx_gone(word: &AtomicUsize) -> State {
+        State(word.fetch_or(RX_GONE, Ordering::AcqRel))
     }
 
     /// Sets `CLOSED`. Returns the state before.
@@ -149,16 +184,14 @@ mod state {
 
 /// Creates a oneshot channel.
 pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
-    let inner = Arc::new(Inner {
+    let inner = NonNull::from(Box::leak(Box::new(Inner {
         state: state::new(),
         value: UnsafeCell::new(None),
         rx_task: UnsafeCell::new(None),
         tx_task: UnsafeCell::new(None),
-    });
+    })));
     (
-        Sender {
-            inner: Some(inner.clone()),
-        },
+        Sender { inner: Some(inner) },
         Receiver { inner: Some(inner) },
     )
 }
@@ -180,11 +213,30 @@ unsafe impl<T: Send> Send for Inner<T> {}
 // SAFETY: as for `Send`; `&Inner` never hands out a `&T`.
 unsafe impl<T: Send> Sync for Inner<T> {}
 
+/// Frees the cell.
+///
+/// # Safety
+///
+/// The caller is the last side holding `inner` (it saw the other side's `*_GONE` bit, by a load
+/// with `Acquire` or in the value before its own `*_GONE` transition), and does not use it again.
+unsafe fn free<T>(inner: NonNull<Inner<T>>) {
+    // SAFETY: made by `Box::leak` in `channel`; per the contract nobody else can reach it.
+    drop(unsafe { Box::from_raw(inner.as_ptr()) });
+}
+
 impl<T> Inner<T> {
-    /// Sender side: marks the sender done and wakes the receiver. `false`: the receiver is gone.
+    /// Sender side: marks the sender done, wakes the receiver and lets go of the cell.
+    /// `false`: the receiver is gone (closed) and `COMPLETE` was not set; the sender still
+    /// holds the cell (and its value slot) and must [`Inner::release_tx`].
+    ///
+    /// # Safety
+    ///
+    /// `this` is the sender's live cell; on `true` the sender does not use it again.
     #[inline]
-    fn complete(&self) -> bool {
-        let prev = state::set_complete(&self.state);
+    unsafe fn complete(this: NonNull<Inner<T>>) -> bool {
+        // SAFETY: the sender still holds the cell.
+        let inner = unsafe { this.as_ref() };
+        let prev = state::set_complete(&inner.state);
         if prev.is_closed() {
             return false;
         }
@@ -192,12 +244,51 @@ impl<T> Inner<T> {
             // SAFETY: `RX_TASK_SET` was set when we set `COMPLETE`, so the slot is ours: the
             // receiver does not touch it while the bit is set, and clearing the bit now shows it
             // `COMPLETE`, which keeps it away (rule on `RX_TASK_SET`).
-            let waker = self.rx_task.with_mut(|p| unsafe { (*p).take() });
+            let waker = inner.rx_task.with_mut(|p| unsafe { (*p).take() });
             if let Some(w) = waker {
                 w.wake();
             }
+            // `set_complete` left `TX_GONE` clear because of this waker; now we are done.
+            // SAFETY: we hold the cell and do not use it after.
+            unsafe { Inner::release_tx(this) };
         }
+        // Else `set_complete` set `TX_GONE` too, and the receiver (not `RX_GONE`: that comes
+        // with `CLOSED`, or after `COMPLETE`) frees the cell.
         true
+    }
+
+    /// The sender lets go of the cell (sets `TX_GONE`), freeing it if the receiver already has.
+    ///
+    /// # Safety
+    ///
+    /// `this` is the sender's live cell, `TX_GONE` is not set, and the sender does not use it
+    /// again.
+    #[inline]
+    unsafe fn release_tx(this: NonNull<Inner<T>>) {
+        // SAFETY: the sender still holds the cell.
+        let prev = state::set_tx_gone(unsafe { &this.as_ref().state });
+        if prev.is_rx_gone() {
+            // SAFETY: both sides are gone and we were last (AcqRel saw the receiver's release).
+            unsafe { free(this) };
+        }
+    }
+
+    /// The receiver lets go of the cell, freeing it if the sender already has.
+    ///
+    /// # Safety
+    ///
+    /// `this` is the receiver's live cell, `RX_GONE` is not set, and the receiver does not use
+    /// it again.
+    #[inline]
+    unsafe fn release_rx(this: NonNull<Inner<T>>) {
+        // SAFETY: the receiver still holds the cell.
+        let word = unsafe { &this.as_ref().state };
+        // The common case after a hand-off: the sender has left, so the cell is ours alone
+        // (Acquire pairs with the sender's `TX_GONE` transition) and needs no write.
+        if state::load(word).is_tx_gone() || state::set_rx_gone(word).is_tx_gone() {
+            // SAFETY: the sender is gone for good and we were last.
+            unsafe { free(this) };
+        }
     }
 
     /// Receiver side, after seeing `COMPLETE`: takes the value, if one was sent.
@@ -230,14 +321,40 @@ impl<T> Inner<T> {
 
 /// Sends the one value. Dropping it without sending makes the receiver see [`RecvError`].
 pub struct Sender<T> {
-    /// `None` once `send` has consumed the sender.
-    inner: Option<Arc<Inner<T>>>,
+    /// `None` once `send` has consumed the sender. While `Some`, `TX_GONE` is clear and the
+    /// cell is alive.
+    inner: Option<NonNull<Inner<T>>>,
 }
 
 /// Receives the one value: a future of `Result<T, RecvError>`.
 pub struct Receiver<T> {
-    /// `None` once the future has completed: nothing is left to close or drop.
-    inner: Option<Arc<Inner<T>>>,
+    /// `None` once the future has completed: nothing is left to close or drop. While `Some`,
+    /// `RX_GONE` is clear and the cell is alive.
+    inner: Option<NonNull<Inner<T>>>,
+}
+
+// SAFETY: each handle owns one side of the cell, which is `Send + Sync` for `T: Send` (see
+// `Inner`); a handle holds no `&T` and no thread-bound state.
+unsafe impl<T: Send> Send for Sender<T> {}
+// SAFETY: `&Sender` only reads the state word (`is_closed`); the rest needs `&mut`.
+unsafe impl<T: Send> Sync for Sender<T> {}
+// SAFETY: as for `Sender`.
+unsafe impl<T: Send> Send for Receiver<T> {}
+// SAFETY: `&Receiver` gives access to nothing; every method takes `&mut` or `Pin<&mut>`.
+unsafe impl<T: Send> Sync for Receiver<T> {}
+
+impl<T> Sender<T> {
+    fn inner(&self) -> Option<&Inner<T>> {
+        // SAFETY: while the sender holds `Some`, the cell is alive (field rule).
+        self.inner.map(|p| unsafe { &*p.as_ptr() })
+    }
+}
+
+impl<T> Receiver<T> {
+    fn inner(&self) -> Option<&Inner<T>> {
+        // SAFETY: while the receiver holds `Some`, the cell is alive (field rule).
+        self.inner.map(|p| unsafe { &*p.as_ptr() })
+    }
 }
 
 /// The sender went away without sending (or the receiver closed first).
@@ -257,22 +374,26 @@ impl<T> Sender<T> {
     /// Sends `value`. If the receiver is gone (or closed) the value comes back.
     #[inline]
     pub fn send(mut self, value: T) -> Result<(), T> {
-        let inner = self.inner.take().expect("sender used after send");
+        let this = self.inner.take().expect("sender used after send");
+        // SAFETY: we held `Some`, so the cell is alive.
+        let inner = unsafe { this.as_ref() };
         // SAFETY: `COMPLETE` is not set (only this consumed sender sets it), so the value slot
         // is the sender's.
         inner.value.with_mut(|p| unsafe { *p = Some(value) });
-        if inner.complete() {
+        // SAFETY: the cell is ours; on success we never touch it again.
+        if unsafe { Inner::complete(this) } {
             return Ok(());
         }
         // SAFETY: `complete` failed, so `COMPLETE` stays clear and the slot is still ours.
         let value = inner.value.with_mut(|p| unsafe { (*p).take() });
+        // SAFETY: done with the cell.
+        unsafe { Inner::release_tx(this) };
         Err(value.expect("value just stored"))
     }
 
     /// Whether the receiver has gone away or closed.
     pub fn is_closed(&self) -> bool {
-        self.inner
-            .as_ref()
+        self.inner()
             .is_none_or(|i| state::load(&i.state).is_closed())
     }
 
@@ -283,7 +404,7 @@ impl<T> Sender<T> {
 
     /// Polls for the receiver going away or closing.
     pub fn poll_closed(&mut self, cx: &mut Context<'_>) -> Poll<()> {
-        let Some(inner) = self.inner.as_ref() else {
+        let Some(inner) = self.inner() else {
             return Poll::Ready(());
         };
         let st = state::load(&inner.state);
@@ -304,8 +425,13 @@ impl<T> Sender<T> {
 
 impl<T> Drop for Sender<T> {
     fn drop(&mut self) {
-        if let Some(inner) = self.inner.take() {
-            inner.complete();
+        if let Some(this) = self.inner.take() {
+            // SAFETY: the cell is ours; `complete` lets go of it on success, else we do.
+            unsafe {
+                if !Inner::complete(this) {
+                    Inner::release_tx(this);
+                }
+            }
         }
     }
 }
@@ -313,7 +439,7 @@ impl<T> Drop for Sender<T> {
 impl<T> Receiver<T> {
     /// Takes the value if it has been sent.
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
-        let Some(inner) = self.inner.as_ref() else {
+        let Some(inner) = self.inner() else {
             return Err(TryRecvError::Closed);
         };
         let st = state::load(&inner.state);
@@ -330,7 +456,7 @@ impl<T> Receiver<T> {
     /// Closes the channel: a later `send` fails and gives its value back. A value sent before
     /// the close can still be received.
     pub fn close(&mut self) {
-        let Some(inner) = self.inner.as_ref() else {
+        let Some(inner) = self.inner() else {
             return;
         };
         let prev = state::set_closed(&inner.state);
@@ -351,12 +477,16 @@ impl<T> Receiver<T> {
     fn ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<T, RecvError>> {
         let coop = std::task::ready!(coop::poll_proceed(cx));
         coop.made_progress();
-        let inner = self
+        let this = self
             .inner
             .take()
             .expect("oneshot receiver polled after completion");
-        // SAFETY: every caller observed `COMPLETE` with `Acquire`; we are the receiver.
-        Poll::Ready(unsafe { inner.take_value() }.ok_or(RecvError(())))
+        // SAFETY: every caller observed `COMPLETE` with `Acquire`; we are the receiver, and the
+        // cell is alive until our release below.
+        let value = unsafe { this.as_ref().take_value() };
+        // SAFETY: done with the cell.
+        unsafe { Inner::release_rx(this) };
+        Poll::Ready(value.ok_or(RecvError(())))
     }
 }
 
@@ -369,8 +499,7 @@ impl<T> Future for Receiver<T> {
         // so the waiting path does not touch it at all.
         let this = self.get_mut();
         let inner = this
-            .inner
-            .as_ref()
+            .inner()
             .expect("oneshot receiver polled after completion");
         let st = state::load(&inner.state);
         if st.is_complete() {
@@ -379,7 +508,10 @@ impl<T> Future for Receiver<T> {
         if st.is_closed() {
             let coop = std::task::ready!(coop::poll_proceed(cx));
             coop.made_progress();
-            this.inner = None;
+            if let Some(p) = this.inner.take() {
+                // SAFETY: done with the cell.
+                unsafe { Inner::release_rx(p) };
+            }
             return Poll::Ready(Err(RecvError(())));
         }
         // Take the slot back before touching it; a send in between took the waker to wake.
@@ -397,12 +529,16 @@ impl<T> Future for Receiver<T> {
 impl<T> Drop for Receiver<T> {
     fn drop(&mut self) {
         self.close();
-        if let Some(inner) = self.inner.take() {
+        if let Some(this) = self.inner.take() {
+            // SAFETY: we held `Some`, so the cell is alive until our release.
+            let inner = unsafe { this.as_ref() };
             if state::load(&inner.state).is_complete() {
                 // SAFETY: `COMPLETE` observed with `Acquire`; drop a sent value now, not when
                 // the sender's handle goes.
                 drop(unsafe { inner.take_value() });
             }
+            // SAFETY: done with the cell.
+            unsafe { Inner::release_rx(this) };
         }
     }
 }
@@ -437,7 +573,7 @@ impl<T> fmt::Debug for Inner<T> {
 impl<T> fmt::Debug for Sender<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Sender")
-            .field("inner", &self.inner)
+            .field("inner", &self.inner())
             .finish()
     }
 }
@@ -445,7 +581,7 @@ impl<T> fmt::Debug for Sender<T> {
 impl<T> fmt::Debug for Receiver<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Receiver")
-            .field("inner", &self.inner)
+            .field("inner", &self.inner())
             .finish()
     }
 }
