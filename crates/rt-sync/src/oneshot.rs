@@ -34,7 +34,9 @@
 //!   outright and frees it without a write. A send that finds the receiver not yet waiting sets
 //!   `COMPLETE | TX_GONE` in one step, and a receiver that completes after the sender left frees
 //!   the cell with no atomic write at all: one allocation and, in the common hand-off, three
-//!   read-modify-writes per channel (an `Arc` would add a clone and two decrements).
+//!   read-modify-writes per channel (an `Arc` would add a clone and two decrements). The cell
+//!   comes from rt-core's frame pool, which recycles it without atomics when it is freed on the
+//!   thread that made it (both ends of a request/reply usually run on one worker).
 //!
 //! Each transition is one atomic read-modify-write, so of a racing send and close exactly one
 //! wins: either the receiver sees `COMPLETE` (and gets the value) or the sender sees `CLOSED`
@@ -46,6 +48,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
+use std::alloc::Layout;
 use std::ptr::NonNull;
 
 use rt_core::coop;
@@ -184,12 +187,18 @@ mod state {
 
 /// Creates a oneshot channel.
 pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
-    let inner = NonNull::from(Box::leak(Box::new(Inner {
-        state: state::new(),
-        value: UnsafeCell::new(None),
-        rx_task: UnsafeCell::new(None),
-        tx_task: UnsafeCell::new(None),
-    })));
+    // From the frame pool: both ends of a request/reply usually live on one worker, where the
+    // pool recycles the cell without atomics (a cross-thread free is a lock-free push).
+    let inner = rt_core::pool::alloc(Layout::new::<Inner<T>>()).cast::<Inner<T>>();
+    // SAFETY: a fresh block of `Inner<T>`'s layout.
+    unsafe {
+        inner.as_ptr().write(Inner {
+            state: state::new(),
+            value: UnsafeCell::new(None),
+            rx_task: UnsafeCell::new(None),
+            tx_task: UnsafeCell::new(None),
+        })
+    };
     (
         Sender { inner: Some(inner) },
         Receiver { inner: Some(inner) },
@@ -220,8 +229,12 @@ unsafe impl<T: Send> Sync for Inner<T> {}
 /// The caller is the last side holding `inner` (it saw the other side's `*_GONE` bit, by a load
 /// with `Acquire` or in the value before its own `*_GONE` transition), and does not use it again.
 unsafe fn free<T>(inner: NonNull<Inner<T>>) {
-    // SAFETY: made by `Box::leak` in `channel`; per the contract nobody else can reach it.
-    drop(unsafe { Box::from_raw(inner.as_ptr()) });
+    // SAFETY: written into a pool block of this layout by `channel`; per the contract nobody
+    // else can reach it, so it is dropped once and its block given back once.
+    unsafe {
+        std::ptr::drop_in_place(inner.as_ptr());
+        rt_core::pool::dealloc(inner.cast(), Layout::new::<Inner<T>>());
+    }
 }
 
 impl<T> Inner<T> {
