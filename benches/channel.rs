@@ -1,6 +1,7 @@
 //! Channels: rt vs tokio, 2 workers each, side by side.
 //!
 //! - `ping_pong`: 1,000 pairs of tasks, each pair doing 10 round trips over oneshots.
+//!   Also printed: the median rt/tokio ratio of 30 alternating batches (`rt_benches::paired`).
 //! - `bounded`: 4 producers x 100,000 `u64` into capacity 1,024, one consumer.
 //! - `rendezvous`: 4 producers x 10,000 through rt's capacity 0 (tokio: `mpsc` capacity 1).
 //! - `unbounded`: 4 producers x 100,000 `u64`, one consumer.
@@ -97,6 +98,21 @@ fn ping_pong(c: &mut Criterion) {
         b.iter(|| tokio.block_on(ping_pong!(tokio::sync::oneshot, tokio::spawn)))
     });
     g.finish();
+    // The same, alternating batches of 20 iterations (see `rt_benches::paired`).
+    rt_benches::paired(
+        "ping_pong (x20)",
+        30,
+        || {
+            for _ in 0..20 {
+                rt.block_on(ping_pong!(rt::sync::oneshot, rt::spawn));
+            }
+        },
+        || {
+            for _ in 0..20 {
+                tokio.block_on(ping_pong!(tokio::sync::oneshot, tokio::spawn));
+            }
+        },
+    );
 }
 
 /// `PRODUCERS` tasks send `per` values each; one consumer task sums them.

@@ -2,6 +2,8 @@
 //!
 //! - `tcp_echo`: 50 connections, each doing 2,000 round trips of 64 bytes (TCP_NODELAY), against an
 //!   echo server on the same runtime; one iteration is all 100,000 round trips.
+//! - `tcp_echo_paired`: the same workload, rt and tokio alternating iteration by iteration;
+//!   prints the median of the per-iteration ratios (steadier on a machine whose speed drifts).
 //! - `tcp_accept`: 1,000 connects + accepts (10 clients x 100). The server closes each accepted
 //!   connection; the client waits for that end-of-stream, then resets (SO_LINGER 0), so no
 //!   TIME_WAIT piles up across iterations on either side.
@@ -250,5 +252,19 @@ fn tcp_accept(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, tcp_echo, tcp_accept);
+/// `tcp_echo` again, rt and tokio alternating iteration by iteration (see `rt_benches::paired`).
+fn tcp_echo_paired(_: &mut Criterion) {
+    let rt = rt_runtime();
+    let rt_addr = rt.block_on(rt_side::echo_server());
+    let tokio = tokio_runtime();
+    let tokio_addr = tokio.block_on(tokio_side::echo_server());
+    rt_benches::paired(
+        "tcp_echo",
+        12,
+        || rt.block_on(rt_side::echo_clients(rt_addr)),
+        || tokio.block_on(tokio_side::echo_clients(tokio_addr)),
+    );
+}
+
+criterion_group!(benches, tcp_echo, tcp_echo_paired, tcp_accept);
 criterion_main!(benches);
