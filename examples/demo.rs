@@ -1,4 +1,6 @@
-//! An echo server and a load generator on one rt runtime: throughput and latency percentiles.
+//! The runtime at its two jobs: first a storm of spawned tasks across the worker pool (how fast,
+//! and how the work spread over the workers), then an echo server and a load generator on the
+//! same runtime (throughput and latency percentiles).
 //!
 //! Run: `cargo run --release --example demo [CONNECTIONS] [SECONDS]` (defaults: 50 connections,
 //! 3 seconds). Each connection sends a 64-byte message, waits for the echo, and repeats.
@@ -49,6 +51,57 @@ async fn client(addr: SocketAddr, end: Instant, done: Arc<AtomicU64>) -> io::Res
     }
 }
 
+/// Tasks in the spawn storm: each of `STORM_SPAWNERS` tasks spawns its share and joins them.
+const STORM_TASKS: usize = 1_000_000;
+const STORM_SPAWNERS: usize = 100;
+
+/// Spawns `STORM_TASKS` small tasks from `STORM_SPAWNERS` tasks and reports the rate and how the
+/// polls and steals spread over the workers.
+fn spawn_storm(runtime: &rt::Runtime) {
+    let before = runtime.metrics();
+    let started = Instant::now();
+    let sum = runtime.block_on(async {
+        let spawners: Vec<_> = (0..STORM_SPAWNERS)
+            .map(|s| {
+                rt::spawn(async move {
+                    let per = STORM_TASKS / STORM_SPAWNERS;
+                    let handles: Vec<_> = (0..per)
+                        .map(|i| rt::spawn(async move { (s * per + i) as u64 }))
+                        .collect();
+                    let mut sum = 0u64;
+                    for h in handles {
+                        sum += h.await.expect("storm task failed");
+                    }
+                    sum
+                })
+            })
+            .collect();
+        let mut sum = 0u64;
+        for s in spawners {
+            sum += s.await.expect("spawner failed");
+        }
+        sum
+    });
+    let elapsed = started.elapsed();
+    let n = STORM_TASKS as u64;
+    assert_eq!(sum, n * (n - 1) / 2, "every task ran exactly once");
+    println!(
+        "spawn storm: {STORM_TASKS} tasks from {STORM_SPAWNERS} spawners in {:.1} ms = {:.1} M tasks/s (spawn, run, join)",
+        elapsed.as_secs_f64() * 1e3,
+        STORM_TASKS as f64 / elapsed.as_secs_f64() / 1e6
+    );
+    let after = runtime.metrics();
+    for (i, (a, b)) in after.workers.iter().zip(&before.workers).enumerate() {
+        println!(
+            "  worker {i}: {:>8} polls, {:>6} steals, {:>5} parks, {:>5} unparks",
+            a.polls - b.polls,
+            a.steals - b.steals,
+            a.parks - b.parks,
+            a.unparks - b.unparks
+        );
+    }
+}
+
 fn percentile(sorted: &[u64], p: f64) -> Duration {
     if sorted.is_empty() {
         return Duration::ZERO;
@@ -70,6 +123,9 @@ fn main() -> io::Result<()> {
         "runtime: rt multi-thread, {workers} workers (idle workers poll the IO reactor); \
          {connections} connections x {MESSAGE}-byte echo for {seconds} s on 127.0.0.1"
     );
+
+    spawn_storm(&runtime);
+    println!();
 
     runtime.block_on(async move {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
