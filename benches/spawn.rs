@@ -61,24 +61,31 @@ fn spawn_many_local(c: &mut Criterion) {
     let rt_nopool = rt_runtime(false);
     g.bench_function("rt_no_pool", |b| b.iter(|| rt_spawn_many_local(&rt_nopool)));
     let tk = tokio_runtime();
-    g.bench_function("tokio", |b| {
-        b.iter(|| {
-            tk.block_on(async {
-                tokio::spawn(async {
-                    let mut hs = Vec::with_capacity(SPAWNS);
-                    for _ in 0..SPAWNS {
-                        hs.push(tokio::spawn(async {}));
-                    }
-                    for h in hs {
-                        h.await.unwrap();
-                    }
-                })
-                .await
-                .unwrap()
-            })
-        })
-    });
+    g.bench_function("tokio", |b| b.iter(|| tokio_spawn_many_local(&tk)));
     g.finish();
+    // The same, alternating batches of 50 iterations (see `rt_benches::paired`).
+    rt_benches::paired(
+        "spawn_many_local (x50)",
+        30,
+        || (0..50).for_each(|_| rt_spawn_many_local(&rt)),
+        || (0..50).for_each(|_| tokio_spawn_many_local(&tk)),
+    );
+}
+
+fn tokio_spawn_many_local(tk: &tokio::runtime::Runtime) {
+    tk.block_on(async {
+        tokio::spawn(async {
+            let mut hs = Vec::with_capacity(SPAWNS);
+            for _ in 0..SPAWNS {
+                hs.push(tokio::spawn(async {}));
+            }
+            for h in hs {
+                h.await.unwrap();
+            }
+        })
+        .await
+        .unwrap()
+    })
 }
 
 fn spawn_many_remote(c: &mut Criterion) {

@@ -68,6 +68,18 @@ fn locate(index: u32) -> (usize, usize) {
     (k as usize, (j - (BASE << k)) as usize)
 }
 
+/// Where offset `off` of chunk `k` sits: consecutive indices are spread 1/32 of the chunk
+/// apart, so they never share a cache line. The spawning worker binds indices in order while a
+/// worker that stole the earlier tasks removes them just behind it; on one line the two would
+/// bounce it back and forth for every task. (A bijection on `0..chunk_len(k)`.)
+fn spread(k: usize, off: usize) -> usize {
+    let len = chunk_len(k);
+    if len < 32 * 8 {
+        return off;
+    }
+    (off % 32) * (len / 32) + off / 32
+}
+
 fn chunk_len(k: usize) -> usize {
     (BASE as usize) << k
 }
@@ -146,8 +158,8 @@ impl<S: Schedule> OwnedTasks<S> {
         let chunk = self.chunks[k].load(Ordering::Acquire);
         debug_assert!(!chunk.is_null(), "slot {index} handed out before its chunk");
         // SAFETY: `index` was handed out by `take_index`, which allocated its chunk first; chunks
-        // live as long as the list and `off < chunk_len(k)` by `locate`.
-        unsafe { &*chunk.add(off) }
+        // live as long as the list, and `spread(k, off) < chunk_len(k)` as `off` is.
+        unsafe { &*chunk.add(spread(k, off)) }
     }
 
     /// A free slot index, counted as live in the cache for `hint`.
@@ -385,5 +397,18 @@ mod tests {
         }
         let (k, off) = locate(UNOWNED - 1);
         assert!(k < CHUNKS && off < chunk_len(k));
+    }
+
+    #[test]
+    fn spread_is_a_bijection() {
+        for k in 0..4 {
+            let len = chunk_len(k);
+            let mut seen = vec![false; len];
+            for off in 0..len {
+                let p = spread(k, off);
+                assert!(p < len && !seen[p], "chunk {k} offset {off}");
+                seen[p] = true;
+            }
+        }
     }
 }
