@@ -22,10 +22,11 @@
 //! the spawning worker and the one that stole and finished the tasks.
 //!
 //! Closing races binding without a lock: `bind` stores its pointer and then reads `closed`;
-//! `close_and_shutdown_all` sets `closed` and then swaps every slot, each side with a SeqCst
-//! fence between its write and its read. So either the binder sees `closed` (and takes its task
-//! back with a swap, unless the closer got it first) or the closer's swap finds the task.
-//! Indices are never returned after the close. Modelled in `loom-tests/tests/shutdown.rs`.
+//! `close_and_shutdown_all` sets `closed` and then swaps every slot, all of it SeqCst (with a
+//! SeqCst fence on the closing side, and on both sides under loom, which models only fences as
+//! SeqCst). So either the binder sees `closed` (and takes its task back with a swap, unless the
+//! closer got it first) or the closer's swap finds the task. Indices are never returned after
+//! the close. Modelled in `loom-tests/tests/shutdown.rs`.
 
 use std::future::Future;
 use std::marker::PhantomData;
@@ -260,11 +261,15 @@ impl<S: Schedule> OwnedTasks<S> {
             // A swap, not a store: every write to a slot is an RMW, so no write can fall
             // between another RMW's read and write (loom models that wrongly for plain stores,
             // tokio-rs/loom#254).
-            let prev = slot.swap(raw.header_ptr().as_ptr(), Ordering::AcqRel);
+            let prev = slot.swap(raw.header_ptr().as_ptr(), Ordering::SeqCst);
             debug_assert!(prev.is_null(), "slot {index} was handed out while in use");
-            // Pairs with the fence in `close_and_shutdown_all` (module docs).
+            // The SeqCst swap and load order against the close's SeqCst store and swaps (module
+            // docs). loom models SeqCst accesses as AcqRel only (tokio-rs/loom#180), so it gets
+            // the equivalent fence; on x86 the swap is already a full barrier and an extra fence
+            // would cost an `mfence` per spawn.
+            #[cfg(loom)]
             fence(Ordering::SeqCst);
-            if !self.closed.load(Ordering::Relaxed) {
+            if !self.closed.load(Ordering::SeqCst) {
                 std::mem::forget(task);
                 return (join, Some(notified));
             }
@@ -317,8 +322,8 @@ impl<S: Schedule> OwnedTasks<S> {
     /// Refuses new tasks from now on and cancels every task in the list (dropping each future
     /// exactly once). Futures run their `Drop` on the calling thread.
     pub fn close_and_shutdown_all(&self) {
-        self.closed.store(true, Ordering::Relaxed);
-        // Pairs with the fence in `bind_in` (module docs).
+        self.closed.store(true, Ordering::SeqCst);
+        // Pairs with the SeqCst swap and load in `bind_in` (module docs).
         fence(Ordering::SeqCst);
         let mut taken = 0;
         for (k, chunk) in self.chunks.iter().enumerate() {
@@ -330,7 +335,7 @@ impl<S: Schedule> OwnedTasks<S> {
             for off in 0..chunk_len(k) {
                 // SAFETY: a non-null chunk has `chunk_len(k)` slots and lives as long as `self`.
                 let slot = unsafe { &*chunk.add(off) };
-                let p = slot.swap(ptr::null_mut(), Ordering::AcqRel);
+                let p = slot.swap(ptr::null_mut(), Ordering::SeqCst);
                 if let Some(p) = NonNull::new(p) {
                     taken += 1;
                     // SAFETY: the swap moved the list's reference to us; the task is live.
