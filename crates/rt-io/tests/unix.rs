@@ -104,3 +104,80 @@ fn datagram_pair() {
         assert_eq!(b.recv(&mut buf).await.unwrap(), 2);
     });
 }
+
+/// Owned halves in two tasks: the read half waits while the write half writes; dropping the
+/// write half shuts the write side down (the peer reads end-of-stream).
+#[test]
+fn stream_owned_halves_in_two_tasks() {
+    run(async {
+        let (a, mut b) = UnixStream::pair().unwrap();
+        let (mut r, mut w) = a.into_split();
+        let reader = spawn(async move {
+            let mut got = Vec::new();
+            let mut buf = [0u8; 64];
+            loop {
+                let n = r.read(&mut buf).await.unwrap();
+                if n == 0 {
+                    return got;
+                }
+                got.extend_from_slice(&buf[..n]);
+            }
+        });
+        let writer = spawn(async move {
+            for i in 0..100u8 {
+                w.write_all(&[i]).await.unwrap();
+            }
+        });
+        writer.await;
+        let mut echoed = [0u8; 100];
+        b.read_exact(&mut echoed).await.unwrap();
+        assert!(echoed.iter().enumerate().all(|(i, &v)| v == i as u8));
+        assert_eq!(b.read(&mut echoed).await.unwrap(), 0, "write half dropped");
+        b.write_all(b"bye").await.unwrap();
+        drop(b);
+        assert_eq!(reader.await, b"bye");
+    });
+}
+
+/// Borrowed halves: both sides of one stream in use at once in one task.
+#[test]
+fn stream_borrowed_halves_concurrently() {
+    run(async {
+        let (mut a, mut b) = UnixStream::pair().unwrap();
+        let echo = spawn(async move {
+            let mut buf = [0u8; 4096];
+            loop {
+                let n = b.read(&mut buf).await.unwrap();
+                if n == 0 {
+                    return;
+                }
+                b.write_all(&buf[..n]).await.unwrap();
+            }
+        });
+        let (mut r, mut w) = a.split();
+        // More than the socket buffers hold: the writer blocks until the reader drains.
+        let total = 1 << 20;
+        let write = async {
+            let chunk = [9u8; 8192];
+            for _ in 0..total / chunk.len() {
+                w.write_all(&chunk).await.unwrap();
+            }
+            w.shutdown().await.unwrap();
+        };
+        let read = async {
+            let mut buf = [0u8; 8192];
+            let mut got = 0;
+            loop {
+                let n = r.read(&mut buf).await.unwrap();
+                if n == 0 {
+                    return got;
+                }
+                assert!(buf[..n].iter().all(|&v| v == 9));
+                got += n;
+            }
+        };
+        let ((), got) = support::join2(write, read).await;
+        assert_eq!(got, total);
+        echo.await;
+    });
+}

@@ -10,6 +10,8 @@
 //! duration of the lookup: resolve names up front, or in `rt::spawn_blocking`, where that matters.
 
 mod addr;
+#[macro_use]
+mod halves;
 mod raw_socket;
 pub mod tcp;
 mod udp;

@@ -7,10 +7,14 @@ use std::os::unix::net::SocketAddr;
 use std::path::Path;
 use std::task::{Context, Poll};
 
+use rt_core::sync::Arc;
+
 use crate::io::poll_evented::PollEvented;
 use crate::io::{Interest, Ready};
+use crate::net::unix::split::{self, OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
 
-/// A Unix-domain stream connection, with the same read/write methods as `TcpStream`.
+/// A Unix-domain stream connection, with the same read/write methods as `TcpStream`, and the
+/// same halves ([`UnixStream::split`], [`UnixStream::into_split`]).
 #[derive(Debug)]
 pub struct UnixStream {
     io: PollEvented<mio::net::UnixStream>,
@@ -90,6 +94,16 @@ impl UnixStream {
         self.io
             .registration()
             .try_io(Interest::WRITABLE, || sys.write(buf))
+    }
+
+    /// Borrowed halves, usable from two tasks at once (e.g. under a scoped join).
+    pub fn split(&mut self) -> (ReadHalf<'_>, WriteHalf<'_>) {
+        split::borrowed(self)
+    }
+
+    /// Owned halves, each movable to its own task. Dropping the write half shuts the write side.
+    pub fn into_split(self) -> (OwnedReadHalf, OwnedWriteHalf) {
+        split::owned(Arc::new(self))
     }
 
     pub(crate) fn poll_read_priv(
