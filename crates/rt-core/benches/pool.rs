@@ -34,36 +34,18 @@ trait Allocator: Send + 'static {
     fn free(ptr: NonNull<u8>, layout: Layout);
 }
 
-/// The pool, the bench thread in Recycling mode.
-struct Pool;
+/// The pool, the bench thread in Transient mode if `TRANSIENT`, else Recycling.
+struct Pool<const TRANSIENT: bool>;
 
-impl Allocator for Pool {
-    const NAME: &'static str = "pool";
-
-    fn enter() {
-        pool::set_thread_mode(ThreadMode::Recycling);
-    }
-
-    #[inline]
-    fn alloc(layout: Layout) -> NonNull<u8> {
-        pool::alloc(layout)
-    }
-
-    #[inline]
-    fn free(ptr: NonNull<u8>, layout: Layout) {
-        // SAFETY: `ptr` came from `pool::alloc(layout)` and is not used again.
-        unsafe { pool::dealloc(ptr, layout) }
-    }
-}
-
-/// The pool, the bench thread in Transient mode.
-struct TransientPool;
-
-impl Allocator for TransientPool {
-    const NAME: &'static str = "pool_transient";
+impl<const TRANSIENT: bool> Allocator for Pool<TRANSIENT> {
+    const NAME: &'static str = if TRANSIENT { "pool_transient" } else { "pool" };
 
     fn enter() {
-        pool::set_thread_mode(ThreadMode::Transient);
+        pool::set_thread_mode(if TRANSIENT {
+            ThreadMode::Transient
+        } else {
+            ThreadMode::Recycling
+        });
     }
 
     #[inline]
@@ -113,8 +95,8 @@ fn same_thread_one<A: Allocator>(group: &mut BenchmarkGroup<'_, WallTime>, size:
 fn same_thread(c: &mut Criterion) {
     let mut group = c.benchmark_group("same_thread");
     for size in [128usize, 1024] {
-        same_thread_one::<Pool>(&mut group, size);
-        same_thread_one::<TransientPool>(&mut group, size);
+        same_thread_one::<Pool<false>>(&mut group, size);
+        same_thread_one::<Pool<true>>(&mut group, size);
         same_thread_one::<Std>(&mut group, size);
     }
     group.finish();
@@ -142,8 +124,8 @@ fn same_thread_batch_one<A: Allocator>(group: &mut BenchmarkGroup<'_, WallTime>)
 
 fn same_thread_batch(c: &mut Criterion) {
     let mut group = c.benchmark_group("same_thread_batch");
-    same_thread_batch_one::<Pool>(&mut group);
-    same_thread_batch_one::<TransientPool>(&mut group);
+    same_thread_batch_one::<Pool<false>>(&mut group);
+    same_thread_batch_one::<Pool<true>>(&mut group);
     same_thread_batch_one::<Std>(&mut group);
     group.finish();
 }
@@ -191,8 +173,8 @@ fn cross_thread_one<A: Allocator>(group: &mut BenchmarkGroup<'_, WallTime>) {
 
 fn cross_thread(c: &mut Criterion) {
     let mut group = c.benchmark_group("cross_thread");
-    cross_thread_one::<Pool>(&mut group);
-    cross_thread_one::<TransientPool>(&mut group);
+    cross_thread_one::<Pool<false>>(&mut group);
+    cross_thread_one::<Pool<true>>(&mut group);
     cross_thread_one::<Std>(&mut group);
     group.finish();
 }

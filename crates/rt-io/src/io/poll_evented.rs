@@ -67,21 +67,7 @@ impl<E: mio::event::Source> PollEvented<E> {
         &'a E: Read,
     {
         let mut io = self.get_ref();
-        loop {
-            let ev = ready!(self.registration.poll_ready(cx, Direction::Read))?;
-            match io.read(buf) {
-                Ok(n) => {
-                    if n > 0 && n < buf.len() {
-                        self.registration.clear_readiness(ev);
-                    }
-                    return Poll::Ready(Ok(n));
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    self.registration.clear_readiness(ev)
-                }
-                Err(e) => return Poll::Ready(Err(e)),
-            }
-        }
+        self.poll_read_with(cx, buf, |buf| io.read(buf).map(|n| (n, false)))
     }
 
     /// Like [`PollEvented::poll_read`], with `read` also saying whether it left the receive

@@ -312,8 +312,7 @@ impl WorkerContext {
     /// Polls the IO driver without blocking, if no other thread is driving it, and returns a
     /// task the events woke onto this worker.
     fn poll_driver_now(&self) -> Option<Notified<Handle>> {
-        let driver = self.shared().io_driver.as_ref()?;
-        if !driver.try_drive(Some(Duration::ZERO)) {
+        if !self.drive_now() {
             return None;
         }
         if let Some(t) = self.lifo.take() {
@@ -324,9 +323,16 @@ impl WorkerContext {
 
     /// Every `GLOBAL_QUEUE_INTERVAL` ticks: let IO and timers in even while this worker is busy.
     fn maintenance(&self) {
-        if let Some(driver) = &self.shared().io_driver {
-            driver.try_drive(Some(Duration::ZERO));
-        }
+        self.drive_now();
+    }
+
+    /// One non-blocking turn of the IO driver, if there is one and no other thread drives it.
+    /// Returns whether this thread drove.
+    fn drive_now(&self) -> bool {
+        self.shared()
+            .io_driver
+            .as_ref()
+            .is_some_and(|driver| driver.try_drive(Some(Duration::ZERO)))
     }
 }
 
