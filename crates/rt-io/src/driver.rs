@@ -11,7 +11,7 @@ use std::io;
 
 use rt_core::sync::thread::{Builder, JoinHandle};
 
-use crate::handle::{Handle, Inner};
+use crate::handle::{Handle, Inner, Shard};
 use crate::reactor;
 
 pub(crate) use crate::time::driver::TimeDriver;
@@ -33,38 +33,50 @@ pub struct Driver {
 impl Driver {
     /// Creates the `mio::Poll` and the timers, and spawns the thread `rt-io` that drives them.
     pub fn start() -> io::Result<Driver> {
-        Driver::build(true)
+        Driver::build(true, 1)
     }
 
-    /// Creates the `mio::Poll` and the timers without a thread of their own: the runtime's idle
-    /// threads drive them through [`Handle::try_drive`] (one at a time), as tokio's workers do.
-    pub fn start_on_workers() -> io::Result<Driver> {
-        Driver::build(false)
+    /// Creates `shards` `mio::Poll`s (at least one) and the timers without a thread of their
+    /// own: the runtime's idle threads drive them through [`Handle::try_drive_shard`] (one
+    /// thread per shard at a time). A multi-thread runtime makes one shard per worker; each
+    /// worker binds its own with [`Handle::bind_thread`].
+    pub fn start_on_workers(shards: usize) -> io::Result<Driver> {
+        Driver::build(false, shards.max(1))
     }
 
-    fn build(own_thread: bool) -> io::Result<Driver> {
-        let poll = mio::Poll::new()?;
-        let registry = poll.registry().try_clone()?;
-        let waker = std::sync::Arc::new(mio::Waker::new(&registry, WAKER_TOKEN)?);
+    fn build(own_thread: bool, shards: usize) -> io::Result<Driver> {
+        let mut polls = Vec::with_capacity(shards);
+        let mut parts = Vec::with_capacity(shards);
+        for _ in 0..shards {
+            let poll = mio::Poll::new()?;
+            let registry = poll.registry().try_clone()?;
+            let waker = std::sync::Arc::new(mio::Waker::new(&registry, WAKER_TOKEN)?);
+            polls.push(poll);
+            parts.push(Shard::new(registry, waker));
+        }
+        // Timers live on shard 0: its timerfd, and its waker to make it recompute its timeout.
         let unpark: std::sync::Arc<dyn Fn() + Send + Sync> = {
-            let waker = waker.clone();
+            let waker = parts[0].waker.clone();
             std::sync::Arc::new(move || {
                 // Fails only if the poll is gone, and then nobody waits for it.
                 let _ = waker.wake();
             })
         };
-        let time = TimeDriver::new(&registry, TIMER_TOKEN, unpark)?;
-        let handle = Handle::new(Inner::new(registry, waker, time));
-        let core = reactor::Core::new(poll);
+        let time = TimeDriver::new(&parts[0].registry, TIMER_TOKEN, unpark)?;
+        let handle = Handle::new(Inner::new(parts.into_boxed_slice(), time));
+        let mut cores = polls.into_iter().map(reactor::Core::new);
         let thread = if own_thread {
             let handle = handle.clone();
+            let core = cores.next().expect("one shard");
             Some(
                 Builder::new()
                     .name("rt-io".into())
                     .spawn(move || reactor::run(core, handle))?,
             )
         } else {
-            *handle.inner.core.lock().unwrap_or_else(|e| e.into_inner()) = Some(core);
+            for (shard, core) in handle.inner.shards.iter().zip(cores) {
+                *shard.core.lock().unwrap_or_else(|e| e.into_inner()) = Some(core);
+            }
             None
         };
         Ok(Driver {
@@ -87,7 +99,7 @@ impl Driver {
         }
         self.handle.mark_stopped(false);
         // An error means the poll is gone, so the thread is exiting anyway.
-        let _ = self.handle.inner.waker.wake();
+        self.handle.unpark_all();
         if let Some(thread) = self.thread.take() {
             // A panic of the thread was already turned into "reactor thread is gone" by its
             // exit guard.
@@ -96,15 +108,10 @@ impl Driver {
         // The exit guard ran on the thread; repeat its work in case the thread never started
         // it (and do it for the first time when the workers drove the reactor).
         reactor::stop(&self.handle, false);
-        // Waits for a thread still inside `try_drive` (it returns at once: we woke it).
-        drop(
-            self.handle
-                .inner
-                .core
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .take(),
-        );
+        // Waits for threads still inside `try_drive_shard` (they return at once: we woke them).
+        for shard in self.handle.inner.shards.iter() {
+            drop(shard.core.lock().unwrap_or_else(|e| e.into_inner()).take());
+        }
     }
 }
 

@@ -10,7 +10,9 @@ use std::io;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
-use rt_core::sync::Arc;
+use std::os::fd::RawFd;
+
+use rt_core::sync::{Arc, AtomicU32, AtomicUsize, Ordering};
 
 use crate::handle::Handle;
 use crate::readiness::Interest;
@@ -23,7 +25,24 @@ pub(crate) struct Registration {
     handle: Handle,
     io: Arc<ScheduledIo>,
     index: usize,
+    /// The reactor shard whose `poll` the source is registered with; `MOVING` while
+    /// [`Registration::follow_task`] moves it to another.
+    shard: AtomicUsize,
+    /// Consecutive waits that started on a worker other than the shard's owner.
+    away: AtomicU32,
+
+    /// The source's file descriptor, to move it between shards.
+    fd: RawFd,
+    token: mio::Token,
+    interest: mio::Interest,
 }
+
+/// Set in `Registration::shard` while the source moves between shards.
+const MOVING: usize = 1 << (usize::BITS - 1);
+/// A source moves to the shard of the worker its task runs on after this many consecutive
+/// waits there: a task stolen once goes back home on its next wake (its events arrive at its
+/// shard's owner), one that keeps running elsewhere takes its IO along.
+const MOVE_AFTER: u32 = 4;
 
 fn mio_interest(interest: Interest) -> mio::Interest {
     match (interest.is_readable(), interest.is_writable()) {
@@ -37,29 +56,110 @@ impl Registration {
     /// Registers `source` with `handle`'s reactor, edge-triggered, for `interest`.
     pub(crate) fn new(
         source: &mut impl mio::event::Source,
+        fd: RawFd,
         interest: Interest,
         handle: Handle,
+    ) -> io::Result<Registration> {
+        Registration::new_near_cpu(source, fd, interest, handle, None)
+    }
+
+    /// [`Registration::new`], on the reactor shard nearest to `cpu` if there is one
+    /// (see `Handle::shard_near_cpu`).
+    pub(crate) fn new_near_cpu(
+        source: &mut impl mio::event::Source,
+        fd: RawFd,
+        interest: Interest,
+        handle: Handle,
+        cpu: Option<usize>,
     ) -> io::Result<Registration> {
         let Some(slot) = handle.inner.slab.alloc() else {
             return Err(handle.stopped_error());
         };
         let slot = slot?;
+        let shard = cpu
+            .and_then(|cpu| handle.shard_near_cpu(cpu))
+            .unwrap_or_else(|| handle.shard_for_new_source());
         let reg = Registration {
             handle,
             io: slot.io,
             index: slot.index,
+            shard: AtomicUsize::new(shard),
+            away: AtomicU32::new(0),
+            fd,
+            token: slot.token,
+            interest: mio_interest(interest),
         };
         // On failure `reg` drops and releases the slot.
-        reg.handle
-            .inner
+        reg.handle.inner.shards[shard]
             .registry
-            .register(source, slot.token, mio_interest(interest))?;
+            .register(source, slot.token, reg.interest)?;
         Ok(reg)
     }
 
     /// Removes `source` from the reactor. The slot is released when `self` drops.
     pub(crate) fn deregister(&self, source: &mut impl mio::event::Source) -> io::Result<()> {
-        self.handle.inner.registry.deregister(source)
+        let shard = self.shard.load(Ordering::Acquire) & !MOVING;
+        self.handle.inner.shards[shard].registry.deregister(source)
+    }
+
+    /// Called when a wait on this source starts (the task is about to return `Pending`).
+    /// Events wake a task on the worker that polls them, so a source's shard decides where its
+    /// task runs; a source whose task waits `MOVE_AFTER` times in a row on another worker (it
+    /// was stolen, and keeps running there) moves to that worker's shard. Load balancing by
+    /// stealing then carries the IO along, instead of each event sending the task back.
+    ///
+    /// Moving is `EPOLL_CTL_DEL` on the old shard and `EPOLL_CTL_ADD` on the new one; the add
+    /// reports whatever readiness the source has at that moment, so nothing that arrived in
+    /// between is lost (at worst a readiness is reported twice, which waiters tolerate).
+    fn follow_task(&self) {
+        let Some(home) = self.handle.home_shard() else {
+            return;
+        };
+        let cur = self.shard.load(Ordering::Relaxed);
+        if cur & MOVING != 0 {
+            return;
+        }
+        if cur == home {
+            if self.away.load(Ordering::Relaxed) != 0 {
+                self.away.store(0, Ordering::Relaxed);
+            }
+            return;
+        }
+        if self.away.fetch_add(1, Ordering::Relaxed) + 1 >= MOVE_AFTER {
+            self.move_to(cur, home);
+        }
+    }
+
+    /// Moves the source from shard `from` to shard `to`, unless another thread is moving it.
+    fn move_to(&self, from: usize, to: usize) {
+        self.away.store(0, Ordering::Relaxed);
+        if self
+            .shard
+            .compare_exchange(from, from | MOVING, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            return;
+        }
+        let shards = &self.handle.inner.shards;
+        let mut fd = mio::unix::SourceFd(&self.fd);
+        let now = match shards[from].registry.deregister(&mut fd) {
+            Ok(()) => match shards[to]
+                .registry
+                .register(&mut fd, self.token, self.interest)
+            {
+                Ok(()) => to,
+                // Put it back where it was (it was there a moment ago).
+                Err(_) => match shards[from]
+                    .registry
+                    .register(&mut fd, self.token, self.interest)
+                {
+                    Ok(()) => from,
+                    Err(e) => panic!("rt-io: could not re-register a source: {e}"),
+                },
+            },
+            Err(_) => from,
+        };
+        self.shard.store(now, Ordering::Release);
     }
 
     fn check(&self, ev: ReadyEvent) -> io::Result<ReadyEvent> {
@@ -77,7 +177,10 @@ impl Registration {
         direction: Direction,
     ) -> Poll<io::Result<ReadyEvent>> {
         let coop = ready!(rt_core::coop::poll_proceed(cx));
-        let ev = ready!(self.io.poll_ready(cx, direction));
+        let Poll::Ready(ev) = self.io.poll_ready(cx, direction) else {
+            self.follow_task();
+            return Poll::Pending;
+        };
         coop.made_progress();
         Poll::Ready(self.check(ev))
     }
@@ -85,7 +188,7 @@ impl Registration {
     /// Waits (list waiter, so many tasks may wait at once) until the source is ready for `interest`.
     pub(crate) fn readiness(&self, interest: Interest) -> Readiness<'_> {
         Readiness {
-            io: &self.io,
+            reg: self,
             interest,
             key: None,
         }
@@ -147,7 +250,7 @@ impl Drop for Registration {
 #[derive(Debug)]
 #[must_use = "futures do nothing unless polled"]
 pub(crate) struct Readiness<'a> {
-    io: &'a ScheduledIo,
+    reg: &'a Registration,
     interest: Interest,
     key: Option<u64>,
 }
@@ -158,7 +261,10 @@ impl Future for Readiness<'_> {
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ReadyEvent> {
         let coop = ready!(rt_core::coop::poll_proceed(cx));
         let this = &mut *self;
-        let ev = ready!(this.io.poll_waiter(cx, this.interest, &mut this.key));
+        let Poll::Ready(ev) = this.reg.io.poll_waiter(cx, this.interest, &mut this.key) else {
+            this.reg.follow_task();
+            return Poll::Pending;
+        };
         coop.made_progress();
         Poll::Ready(ev)
     }
@@ -167,7 +273,110 @@ impl Future for Readiness<'_> {
 impl Drop for Readiness<'_> {
     fn drop(&mut self) {
         if let Some(key) = self.key.take() {
-            self.io.cancel_waiter(key);
+            self.reg.io.cancel_waiter(key);
         }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicBool, Ordering as StdOrdering};
+    use std::task::{Context, Wake, Waker};
+    use std::time::Duration;
+
+    use super::*;
+    use crate::{Driver, Handle};
+
+    struct Flag(AtomicBool);
+
+    impl Wake for Flag {
+        fn wake(self: std::sync::Arc<Self>) {
+            self.0.store(true, StdOrdering::SeqCst);
+        }
+    }
+
+    fn shard_of(reg: &Registration) -> usize {
+        reg.shard.load(Ordering::Acquire)
+    }
+
+    /// Driven by hand from two threads standing in for two workers: a source created on
+    /// "worker 0" whose task keeps waiting on "worker 1" moves to shard 1, and its events then
+    /// come from shard 1's poll, not from shard 0's.
+    #[test]
+    fn a_source_follows_its_task_to_another_shard() {
+        let driver = Driver::start_on_workers(2).unwrap();
+        let handle = driver.handle();
+        let (ours, mut peer) = std::thread::scope(|s| {
+            s.spawn(|| {
+                Handle::bind_thread(0);
+                let _g = handle.enter();
+                let (a, b) = std::os::unix::net::UnixStream::pair().unwrap();
+                a.set_nonblocking(true).unwrap();
+                let a =
+                    crate::io::poll_evented::PollEvented::new(mio::net::UnixStream::from_std(a))
+                        .unwrap();
+                (a, b)
+            })
+            .join()
+            .unwrap()
+        });
+        assert_eq!(shard_of(ours.registration()), 0);
+        let flag = std::sync::Arc::new(Flag(AtomicBool::new(false)));
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                Handle::bind_thread(1);
+                let _g = handle.enter();
+                let waker = Waker::from(flag.clone());
+                let mut cx = Context::from_waker(&waker);
+                let reg = ours.registration();
+                // Nothing to read yet: each poll waits. Clear the initial writable-only
+                // readiness as a failed read would.
+                for _ in 0..MOVE_AFTER {
+                    assert!(reg.poll_ready(&mut cx, Direction::Read).is_pending());
+                }
+                assert_eq!(
+                    shard_of(reg),
+                    1,
+                    "the source moved to the shard of its task"
+                );
+            });
+        });
+        peer.write_all(b"x").unwrap();
+        // Shard 0 no longer sees the source's events.
+        assert!(handle.try_drive_shard(0, Some(Duration::ZERO)));
+        assert!(!flag.0.load(StdOrdering::SeqCst));
+        // Shard 1 does (bounded: a hang guard, the event is already there).
+        for _ in 0..1000 {
+            if flag.0.load(StdOrdering::SeqCst) {
+                break;
+            }
+            assert!(handle.try_drive_shard(1, Some(Duration::from_millis(10))));
+        }
+        assert!(
+            flag.0.load(StdOrdering::SeqCst),
+            "the event came from shard 1"
+        );
+        drop(ours);
+        assert_eq!(handle.registration_count(), 0);
+    }
+
+    /// Moving back and forth keeps one registration (one slot) and the source keeps working.
+    #[test]
+    fn moving_keeps_the_registration() {
+        let driver = Driver::start_on_workers(2).unwrap();
+        let handle = driver.handle();
+        let _g = handle.enter();
+        let (a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
+        a.set_nonblocking(true).unwrap();
+        let a =
+            crate::io::poll_evented::PollEvented::new(mio::net::UnixStream::from_std(a)).unwrap();
+        let reg = a.registration();
+        let from = shard_of(reg);
+        reg.move_to(from, 1 - from);
+        assert_eq!(shard_of(reg), 1 - from);
+        reg.move_to(1 - from, from);
+        assert_eq!(shard_of(reg), from);
+        assert_eq!(handle.registration_count(), 1);
     }
 }

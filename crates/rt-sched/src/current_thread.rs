@@ -40,7 +40,7 @@ impl Shared {
         self.unparker.unpark();
         if self.on_driver.load(Ordering::SeqCst) {
             if let Some(d) = &self.io_driver {
-                d.unpark();
+                d.unpark(0);
             }
         }
     }
@@ -146,7 +146,7 @@ impl CurrentThread {
             if tick.is_multiple_of(EVENT_INTERVAL as u32) {
                 // Let IO and timers in even while tasks keep this thread busy.
                 if let Some(d) = &shared.io_driver {
-                    d.try_drive(Some(std::time::Duration::ZERO));
+                    d.try_drive(0, Some(std::time::Duration::ZERO));
                 }
             }
             if main.woken.swap(false, Ordering::AcqRel) {
@@ -188,7 +188,7 @@ impl CurrentThread {
                     .unwrap()
                     .as_ref()
                     .is_none_or(|q| q.is_empty());
-            let drove = nothing && d.try_drive(None);
+            let drove = nothing && d.try_drive(0, None);
             shared.on_driver.store(false, Ordering::SeqCst);
             if drove || !nothing {
                 return;

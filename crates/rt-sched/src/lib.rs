@@ -26,15 +26,42 @@ pub type ThreadHook = Arc<dyn Fn(&mut dyn FnMut()) + Send + Sync>;
 /// An IO and timer driver that an idle scheduler thread may block on instead of its parker, the
 /// way tokio's workers poll the reactor (the facade implements it over rt-io; rt-sched does not
 /// know what it drives).
+///
+/// The driver may be split into shards, each polled by one thread at a time. A multi-thread
+/// scheduler with one shard per worker gives worker `i` shard `i` as its own: it blocks there
+/// when idle, and the IO sources created on it register there, so their events wake their
+/// tasks where they ran. Other threads only poll a shard without blocking.
 pub trait IoDriver: Send + Sync + 'static {
-    /// Blocks this thread in the driver until an event, [`IoDriver::unpark`] or `timeout`
-    /// (`None`: no limit); the wakes it causes run on this thread. Returns `false` at once when
-    /// another thread is driving.
-    fn try_drive(&self, timeout: Option<std::time::Duration>) -> bool;
+    /// How many shards there are (at least one).
+    fn shards(&self) -> usize {
+        1
+    }
 
-    /// Interrupts the thread inside `try_drive`; a wake-up sent while nobody drives makes the
-    /// next `try_drive` return at once.
-    fn unpark(&self);
+    /// Called once on worker `shard`'s thread when a scheduler gives it that shard as its own.
+    fn bind_thread(&self, shard: usize) {
+        let _ = shard;
+    }
+
+    /// Blocks this thread in `shard` until an event, [`IoDriver::unpark`] of that shard or
+    /// `timeout` (`None`: no limit); the wakes it causes run on this thread. Returns `false` at
+    /// once when another thread is driving that shard.
+    fn try_drive(&self, shard: usize, timeout: Option<std::time::Duration>) -> bool;
+
+    /// Interrupts the thread inside `try_drive` of `shard`; a wake-up sent while nobody drives
+    /// it makes the next `try_drive` of it return at once.
+    fn unpark(&self, shard: usize);
+
+    /// Whether the driver still runs (`try_drive` returns `false` for good once it stopped).
+    fn is_running(&self) -> bool {
+        true
+    }
+
+    /// Turns taken on `shard` so far: a counter that only grows. A worker that sees another's
+    /// shard stand still while that worker is busy polls the shard for it.
+    fn turns(&self, shard: usize) -> u64 {
+        let _ = shard;
+        0
+    }
 }
 
 /// A hook that just runs the loop.

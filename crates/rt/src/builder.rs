@@ -35,12 +35,28 @@ pub struct Builder {
 struct WorkerDrivenIo(rt_io::Handle);
 
 impl rt_sched::IoDriver for WorkerDrivenIo {
-    fn try_drive(&self, timeout: Option<Duration>) -> bool {
-        self.0.try_drive(timeout)
+    fn shards(&self) -> usize {
+        self.0.shards()
     }
 
-    fn unpark(&self) {
-        self.0.unpark_driver();
+    fn bind_thread(&self, shard: usize) {
+        rt_io::Handle::bind_thread(shard);
+    }
+
+    fn try_drive(&self, shard: usize, timeout: Option<Duration>) -> bool {
+        self.0.try_drive_shard(shard, timeout)
+    }
+
+    fn unpark(&self, shard: usize) {
+        self.0.unpark_shard(shard);
+    }
+
+    fn is_running(&self) -> bool {
+        self.0.is_running()
+    }
+
+    fn turns(&self, shard: usize) -> u64 {
+        self.0.turns(shard)
     }
 }
 
@@ -116,10 +132,14 @@ impl Builder {
     }
 
     /// Where the IO reactor and timers are polled. `false` (the default): by the runtime's own
-    /// threads when they run out of tasks, one at a time, as tokio does — an event then wakes its
-    /// task on the thread that will run it, with no hop between threads. `true`: on a dedicated
-    /// `rt-io` thread, which keeps IO latency independent of how busy the workers are at the cost
-    /// of a thread hop per event (see `docs/ARCHITECTURE.md` for the measurements).
+    /// threads, each worker with a poll (a reactor *shard*) of its own — it polls it between
+    /// tasks and blocks in it when idle, the sources it creates register there, and a source
+    /// whose task keeps running on another worker moves along. An event then wakes its task on
+    /// the worker that ran it, with no hop between threads, and a connection stays on one core
+    /// (tokio shares one poll among its workers; ours measured faster on the TCP echo bench).
+    /// `true`: one poll on a dedicated `rt-io` thread, which keeps IO latency independent of
+    /// how busy the workers are at the cost of a thread hop per event (see
+    /// `docs/ARCHITECTURE.md` for the measurements).
     pub fn reactor_thread(&mut self, dedicated: bool) -> &mut Builder {
         self.reactor_thread = dedicated;
         self
@@ -142,10 +162,15 @@ impl Builder {
 
     /// Starts the runtime: its IO thread, and for multi-thread its workers.
     pub fn build(&mut self) -> io::Result<Runtime> {
+        let workers = match self.flavor {
+            Flavor::MultiThread => self.worker_threads.unwrap_or_else(num_cpus::get).max(1),
+            Flavor::CurrentThread => 1,
+        };
         let io = if self.reactor_thread {
             rt_io::Driver::start()?
         } else {
-            rt_io::Driver::start_on_workers()?
+            // One reactor shard per worker (see `rt_io::Driver::start_on_workers`).
+            rt_io::Driver::start_on_workers(workers)?
         };
         let io_driver: Option<Arc<dyn rt_sched::IoDriver>> = if self.reactor_thread {
             None
@@ -184,7 +209,7 @@ impl Builder {
         let (kind, scheduler) = match self.flavor {
             Flavor::MultiThread => {
                 let mt = multi_thread::MultiThread::new(multi_thread::Config {
-                    workers: self.worker_threads.unwrap_or_else(num_cpus::get).max(1),
+                    workers,
                     thread_name: self.thread_name.clone(),
                     thread_stack_size: self.thread_stack_size,
                     frame_pool: self.frame_pool,

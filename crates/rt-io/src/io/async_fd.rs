@@ -49,7 +49,7 @@ impl<T: AsRawFd> AsyncFd<T> {
     pub fn with_interest(inner: T, interest: Interest) -> io::Result<AsyncFd<T>> {
         let handle = Handle::current();
         let fd = inner.as_raw_fd();
-        let registration = Registration::new(&mut SourceFd(&fd), interest, handle)?;
+        let registration = Registration::new(&mut SourceFd(&fd), fd, interest, handle)?;
         Ok(AsyncFd {
             inner: Some(inner),
             registration,

@@ -1,6 +1,7 @@
 //! [`PollEvented`]: a mio source plus its registration, deregistered on drop.
 
 use std::io::{self, Read, Write};
+use std::os::fd::AsRawFd;
 use std::task::{ready, Context, Poll};
 
 use crate::handle::Handle;
@@ -10,13 +11,13 @@ use crate::scheduled_io::Direction;
 
 /// A mio source registered with the current reactor.
 #[derive(Debug)]
-pub(crate) struct PollEvented<E: mio::event::Source> {
+pub(crate) struct PollEvented<E: mio::event::Source + AsRawFd> {
     /// `None` only during `into_inner` and `drop`.
     io: Option<E>,
     registration: Registration,
 }
 
-impl<E: mio::event::Source> PollEvented<E> {
+impl<E: mio::event::Source + AsRawFd> PollEvented<E> {
     /// Registers `io` for reading and writing with the thread's current reactor.
     ///
     /// # Panics
@@ -29,9 +30,21 @@ impl<E: mio::event::Source> PollEvented<E> {
 
     /// Registers `io` for `interest` with the thread's current reactor.
     #[track_caller]
-    pub(crate) fn with_interest(mut io: E, interest: Interest) -> io::Result<PollEvented<E>> {
+    pub(crate) fn with_interest(io: E, interest: Interest) -> io::Result<PollEvented<E>> {
+        PollEvented::new_near_cpu(io, interest, None)
+    }
+
+    /// Registers `io` for `interest` with the thread's current reactor, on the shard nearest
+    /// to `cpu` (see `Handle::shard_near_cpu`).
+    #[track_caller]
+    pub(crate) fn new_near_cpu(
+        mut io: E,
+        interest: Interest,
+        cpu: Option<usize>,
+    ) -> io::Result<PollEvented<E>> {
         let handle = Handle::current();
-        let registration = Registration::new(&mut io, interest, handle)?;
+        let fd = io.as_raw_fd();
+        let registration = Registration::new_near_cpu(&mut io, fd, interest, handle, cpu)?;
         Ok(PollEvented {
             io: Some(io),
             registration,
@@ -126,7 +139,7 @@ impl<E: mio::event::Source> PollEvented<E> {
     }
 }
 
-impl<E: mio::event::Source> Drop for PollEvented<E> {
+impl<E: mio::event::Source + AsRawFd> Drop for PollEvented<E> {
     fn drop(&mut self) {
         if let Some(mut io) = self.io.take() {
             // Fails only if the reactor is gone; closing the fd removes it from epoll anyway.

@@ -12,7 +12,7 @@
 mod addr;
 #[macro_use]
 mod halves;
-mod raw_socket;
+pub(crate) mod raw_socket;
 pub mod tcp;
 mod udp;
 pub mod unix;

@@ -320,9 +320,22 @@ impl Shared {
         self.unparkers[i].unpark();
         if self.on_driver[i].load(Ordering::SeqCst) {
             if let Some(d) = &self.io_driver {
-                d.unpark();
+                d.unpark(self.shard_of(i));
             }
         }
+    }
+
+    /// The IO driver shard worker `i` blocks in when idle.
+    fn shard_of(&self, i: usize) -> usize {
+        self.io_driver.as_ref().map_or(0, |d| i % d.shards())
+    }
+
+    /// Whether each worker has a driver shard of its own (else they share shard 0, one at a
+    /// time, as tokio's workers share their driver).
+    fn owns_shard(&self) -> bool {
+        self.io_driver
+            .as_ref()
+            .is_some_and(|d| d.shards() == self.stealers.len())
     }
 
     /// Idle rule 4: the last searcher re-checks every queue before it sleeps.

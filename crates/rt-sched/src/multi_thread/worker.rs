@@ -22,6 +22,12 @@ const SPIN_ROUNDS: u32 = if cfg!(loom) { 1 } else { 4 };
 const SPINS: u32 = if cfg!(loom) { 0 } else { 16 };
 /// A worker parked this long without work gives its idle frame-pool memory back.
 const TRIM_AFTER: Duration = Duration::from_millis(100);
+/// While another worker is busy, an idle worker wakes this often to check that the busy one's
+/// IO shard is being polled, and polls it itself if not (a task that hogs its worker must not
+/// hold up the IO of every connection on that worker).
+const WATCH_INTERVAL: Duration = Duration::from_millis(1);
+/// Attempts to take this worker's own shard while another worker polls it briefly.
+const OWN_SHARD_TRIES: u32 = 16;
 
 /// The state of the worker running on this thread. Lives on the worker's stack; the
 /// thread-local `CURRENT` points at it while the run loop is active. Only its own thread
@@ -35,6 +41,12 @@ pub(crate) struct WorkerContext {
     tick: Cell<u32>,
     is_searching: Cell<bool>,
     rng: Cell<u32>,
+    /// The IO driver shard this worker blocks in when idle, and polls between tasks.
+    shard: usize,
+    /// Whether `shard` is this worker's alone (one shard per worker).
+    owns_shard: bool,
+    /// Per shard: its turn count when this worker last looked (see `WATCH_INTERVAL`).
+    seen_turns: Box<[Cell<u64>]>,
 }
 
 rt_core::sync::thread_local! {
@@ -59,6 +71,14 @@ impl Drop for ResetCurrent {
 
 pub(crate) fn run(handle: Handle, index: usize, local: Local<Notified<Handle>>, parker: Parker) {
     rt_core::pool::set_thread_mode(rt_core::pool::ThreadMode::Recycling);
+    let shard = handle.shared.shard_of(index);
+    let owns_shard = handle.shared.owns_shard();
+    let shards = handle.shared.io_driver.as_ref().map_or(0, |d| d.shards());
+    if owns_shard {
+        if let Some(d) = &handle.shared.io_driver {
+            d.bind_thread(shard);
+        }
+    }
     let cx = WorkerContext {
         handle,
         index,
@@ -68,6 +88,9 @@ pub(crate) fn run(handle: Handle, index: usize, local: Local<Notified<Handle>>, 
         tick: Cell::new(0),
         is_searching: Cell::new(false),
         rng: Cell::new(0x9E37_79B9 ^ (index as u32).wrapping_mul(0x85EB_CA6B) | 1),
+        shard,
+        owns_shard,
+        seen_turns: (0..shards).map(|_| Cell::new(0)).collect(),
     };
     let prev = CURRENT.with(|c| c.replace(&cx));
     let _reset = ResetCurrent(prev);
@@ -117,6 +140,14 @@ impl WorkerContext {
             if let Some(task) = self.next_task() {
                 self.run_task(task);
                 continue;
+            }
+            // Out of tasks: with a shard of our own, its events are our next work (tasks whose
+            // IO lives here); look there before taking work from another worker.
+            if self.owns_shard {
+                if let Some(task) = self.poll_driver_now() {
+                    self.run_task(task);
+                    continue;
+                }
             }
             if let Some(task) = self.search() {
                 self.run_task(task);
@@ -233,19 +264,29 @@ impl WorkerContext {
         }
         self.counters().park();
         let mut trimmed = false;
+        let parked_at = std::time::Instant::now();
         loop {
             if shared.is_shutdown() {
                 return;
             }
             if let Some(driver) = &shared.io_driver {
-                match self.drive(driver.as_ref(), trimmed) {
+                let until_trim = (!trimmed).then(|| TRIM_AFTER.saturating_sub(parked_at.elapsed()));
+                match self.drive(driver.as_ref(), until_trim) {
                     Drove::NotifiedMeanwhile => break,
                     Drove::OwnWork => return,
                     Drove::Idle => {
-                        if !trimmed {
-                            // The first drive had a timeout: idle that long, give memory back.
+                        if !trimmed && parked_at.elapsed() >= TRIM_AFTER {
+                            // Idle that long: give memory back.
                             rt_core::pool::trim();
                             trimmed = true;
+                        }
+                        continue;
+                    }
+                    Drove::Busy if self.owns_shard && driver.is_running() => {
+                        // Our shard stayed busy (see `drive`): come back to it soon.
+                        parker.park_timeout(WATCH_INTERVAL);
+                        if !shared.idle.is_parked(self.index) {
+                            break;
                         }
                         continue;
                     }
@@ -271,8 +312,9 @@ impl WorkerContext {
         self.is_searching.set(true);
     }
 
-    /// Parks in the IO driver instead of on the parker, if no other thread drives it.
-    fn drive(&self, driver: &dyn crate::IoDriver, trimmed: bool) -> Drove {
+    /// Parks in the IO driver (this worker's shard) instead of on the parker, if no other
+    /// thread drives it, for at most `until_trim` (`None`: no limit).
+    fn drive(&self, driver: &dyn crate::IoDriver, until_trim: Option<Duration>) -> Drove {
         let shared = self.shared();
         // Publish before the re-check; `Shared::unpark_worker` reads it after taking us off the
         // sleepers list, so a notify is never lost between the check and the block.
@@ -281,11 +323,30 @@ impl WorkerContext {
             shared.on_driver[self.index].store(false, rt_core::sync::Ordering::SeqCst);
             return Drove::NotifiedMeanwhile;
         }
-        let timeout = if trimmed { None } else { Some(TRIM_AFTER) };
-        let drove = driver.try_drive(timeout);
+        let mut timeout = until_trim;
+        let watching = self.owns_shard && self.others_busy();
+        if watching {
+            timeout = Some(timeout.map_or(WATCH_INTERVAL, |t| t.min(WATCH_INTERVAL)));
+        }
+        let mut drove = driver.try_drive(self.shard, timeout);
+        let mut tries = 0;
+        while !drove && self.owns_shard && tries < OWN_SHARD_TRIES && driver.is_running() {
+            // Our own shard: another worker is polling it without blocking (`watch_others`)
+            // and lets go at once. Nobody else blocks in it, so wait our turn.
+            if !shared.idle.is_parked(self.index) {
+                shared.on_driver[self.index].store(false, rt_core::sync::Ordering::SeqCst);
+                return Drove::NotifiedMeanwhile;
+            }
+            std::thread::yield_now();
+            drove = driver.try_drive(self.shard, timeout);
+            tries += 1;
+        }
         shared.on_driver[self.index].store(false, rt_core::sync::Ordering::SeqCst);
         if !drove {
             return Drove::Busy;
+        }
+        if self.lifo_is_empty() && self.local.is_empty() && watching {
+            self.watch_others(driver);
         }
         if self.lifo_is_empty() && self.local.is_empty() {
             return if shared.idle.is_parked(self.index) {
@@ -299,6 +360,31 @@ impl WorkerContext {
             Drove::OwnWork
         } else {
             Drove::NotifiedMeanwhile
+        }
+    }
+
+    /// Whether some other worker is running (not parked), so its shard may go unpolled.
+    fn others_busy(&self) -> bool {
+        let shared = self.shared();
+        (0..shared.stealers.len()).any(|i| i != self.index && !shared.idle.is_parked(i))
+    }
+
+    /// Polls, without blocking, every other shard that took no turn since this worker last
+    /// looked while its owner is busy: the owner is stuck in a long task, and the events
+    /// waiting there would otherwise wait for it.
+    fn watch_others(&self, driver: &dyn crate::IoDriver) {
+        let shared = self.shared();
+        for (k, seen) in self.seen_turns.iter().enumerate() {
+            if k == self.shard {
+                continue;
+            }
+            let turns = driver.turns(k);
+            if turns == seen.get() && !shared.idle.is_parked(k) {
+                driver.try_drive(k, Some(Duration::ZERO));
+                seen.set(driver.turns(k));
+            } else {
+                seen.set(turns);
+            }
         }
     }
 
@@ -332,7 +418,7 @@ impl WorkerContext {
         self.shared()
             .io_driver
             .as_ref()
-            .is_some_and(|driver| driver.try_drive(Some(Duration::ZERO)))
+            .is_some_and(|driver| driver.try_drive(self.shard, Some(Duration::ZERO)))
     }
 }
 

@@ -50,7 +50,7 @@ impl TcpListener {
             .registration()
             .async_io(Interest::READABLE, || l.accept())
             .await?;
-        Ok((TcpStream::from_mio(stream)?, peer))
+        Ok((TcpStream::from_accepted(stream)?, peer))
     }
 
     /// The address the listener is bound to.

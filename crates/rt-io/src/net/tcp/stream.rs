@@ -61,10 +61,21 @@ impl TcpStream {
     }
 
     pub(crate) fn from_mio(sys: mio::net::TcpStream) -> io::Result<TcpStream> {
+        TcpStream::from_mio_near_cpu(sys, None)
+    }
+
+    /// A stream `accept` returned: registered near the CPU that received its packets
+    /// (`SO_INCOMING_CPU`, see `Handle::shard_near_cpu`).
+    pub(crate) fn from_accepted(sys: mio::net::TcpStream) -> io::Result<TcpStream> {
+        let cpu = raw_socket::incoming_cpu(sys.as_raw_fd());
+        TcpStream::from_mio_near_cpu(sys, cpu)
+    }
+
+    fn from_mio_near_cpu(sys: mio::net::TcpStream, cpu: Option<usize>) -> io::Result<TcpStream> {
         // Best effort: kernels before 4.18 lack TCP_INQ and then reads take the plain path.
         let inq = raw_socket::set_int_opt(&sys, libc::IPPROTO_TCP, libc::TCP_INQ, 1).is_ok();
         Ok(TcpStream {
-            io: PollEvented::new(sys)?,
+            io: PollEvented::new_near_cpu(sys, Interest::READABLE | Interest::WRITABLE, cpu)?,
             inq,
             full_reads: AtomicBool::new(false),
         })
