@@ -63,6 +63,8 @@ pub(crate) struct Shard {
     /// Turns taken on this shard: a worker that sees it stand still while the shard's owner is
     /// busy polls the shard for it (`Handle::turns`).
     pub(crate) turns: AtomicU64,
+    /// Sources registered on this shard now (see `Handle::has_sources`).
+    pub(crate) sources: AtomicUsize,
     /// The CPU its owner thread last ran on (`usize::MAX`: not known), refreshed at the
     /// owner's turns; see [`Handle::shard_near_cpu`].
     pub(crate) cpu: AtomicUsize,
@@ -153,6 +155,19 @@ impl Handle {
     /// A panic inside the reactor is contained here: the reactor is then "gone" and every IO
     /// operation fails with an error that says so, but the calling thread carries on.
     pub fn try_drive_shard(&self, index: usize, timeout: Option<Duration>) -> bool {
+        self.try_drive_shard_unless(index, timeout, &|| false)
+    }
+
+    /// [`Handle::try_drive_shard`], except that the turn does not block if `unless` returns
+    /// `true`. `unless` runs once this thread holds the shard, so a wake-up sent after it
+    /// returned `false` stays in the shard's `poll` for this turn: no other thread can take
+    /// it first with a turn of its own. (A scheduler passes "I was notified meanwhile".)
+    pub fn try_drive_shard_unless(
+        &self,
+        index: usize,
+        timeout: Option<Duration>,
+        unless: &dyn Fn() -> bool,
+    ) -> bool {
         if !self.is_running() {
             return false;
         }
@@ -162,6 +177,11 @@ impl Handle {
         };
         let Some(core) = guard.as_mut() else {
             return false;
+        };
+        let timeout = if unless() {
+            Some(Duration::ZERO)
+        } else {
+            timeout
         };
         let timeout = match (timeout, self.inner.time.next_timeout()) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -182,6 +202,12 @@ impl Handle {
     /// How many shards (`mio::Poll`s) this reactor has.
     pub fn shards(&self) -> usize {
         self.inner.shards.len()
+    }
+
+    /// Whether any source is registered on `shard`: a worker polls its shard before it looks
+    /// for work elsewhere only when events may be waiting there (the poll is a syscall).
+    pub fn has_sources(&self, shard: usize) -> bool {
+        self.inner.shards[shard].sources.load(Ordering::Relaxed) != 0
     }
 
     /// Turns taken on `shard` so far (a counter that only grows).
@@ -312,6 +338,7 @@ impl Shard {
             waker,
             core: Mutex::new(None),
             turns: AtomicU64::new(0),
+            sources: AtomicUsize::new(0),
             cpu: AtomicUsize::new(usize::MAX),
         }
     }

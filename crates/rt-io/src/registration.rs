@@ -89,7 +89,10 @@ impl Registration {
             token: slot.token,
             interest: mio_interest(interest),
         };
-        // On failure `reg` drops and releases the slot.
+        reg.handle.inner.shards[shard]
+            .sources
+            .fetch_add(1, Ordering::Relaxed);
+        // On failure `reg` drops, releases the slot and uncounts itself.
         reg.handle.inner.shards[shard]
             .registry
             .register(source, slot.token, reg.interest)?;
@@ -159,6 +162,10 @@ impl Registration {
             },
             Err(_) => from,
         };
+        if now != from {
+            shards[from].sources.fetch_sub(1, Ordering::Relaxed);
+            shards[now].sources.fetch_add(1, Ordering::Relaxed);
+        }
         self.shard.store(now, Ordering::Release);
     }
 
@@ -242,6 +249,10 @@ impl Registration {
 
 impl Drop for Registration {
     fn drop(&mut self) {
+        let shard = self.shard.load(Ordering::Acquire) & !MOVING;
+        self.handle.inner.shards[shard]
+            .sources
+            .fetch_sub(1, Ordering::Relaxed);
         self.handle.inner.slab.release(self.index);
     }
 }

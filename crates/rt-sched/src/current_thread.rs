@@ -146,7 +146,7 @@ impl CurrentThread {
             if tick.is_multiple_of(EVENT_INTERVAL as u32) {
                 // Let IO and timers in even while tasks keep this thread busy.
                 if let Some(d) = &shared.io_driver {
-                    d.try_drive(0, Some(std::time::Duration::ZERO));
+                    d.try_drive(0, Some(std::time::Duration::ZERO), &|| false);
                 }
             }
             if main.woken.swap(false, Ordering::AcqRel) {
@@ -181,14 +181,18 @@ impl CurrentThread {
         let shared = &self.handle.shared;
         if let Some(d) = &shared.io_driver {
             shared.on_driver.store(true, Ordering::SeqCst);
-            let nothing = !main.woken.load(Ordering::SeqCst)
-                && shared
-                    .queue
-                    .lock()
-                    .unwrap()
-                    .as_ref()
-                    .is_none_or(|q| q.is_empty());
-            let drove = nothing && d.try_drive(0, None);
+            let has_work = || {
+                main.woken.load(Ordering::SeqCst)
+                    || shared
+                        .queue
+                        .lock()
+                        .unwrap()
+                        .as_ref()
+                        .is_some_and(|q| !q.is_empty())
+            };
+            let nothing = !has_work();
+            // Checked again once this thread holds the driver (see `IoDriver::try_drive`).
+            let drove = nothing && d.try_drive(0, None, &has_work);
             shared.on_driver.store(false, Ordering::SeqCst);
             if drove || !nothing {
                 return;

@@ -45,7 +45,17 @@ pub trait IoDriver: Send + Sync + 'static {
     /// Blocks this thread in `shard` until an event, [`IoDriver::unpark`] of that shard or
     /// `timeout` (`None`: no limit); the wakes it causes run on this thread. Returns `false` at
     /// once when another thread is driving that shard.
-    fn try_drive(&self, shard: usize, timeout: Option<std::time::Duration>) -> bool;
+    ///
+    /// `unless` is called once this thread holds the shard, before it blocks; if it returns
+    /// `true` the turn does not block. An unpark sent after `unless` returned `false` then
+    /// ends this turn: no other thread can consume it with a turn of its own in between (a
+    /// check made before taking the shard would leave that window open).
+    fn try_drive(
+        &self,
+        shard: usize,
+        timeout: Option<std::time::Duration>,
+        unless: &dyn Fn() -> bool,
+    ) -> bool;
 
     /// Interrupts the thread inside `try_drive` of `shard`; a wake-up sent while nobody drives
     /// it makes the next `try_drive` of it return at once.
@@ -53,6 +63,13 @@ pub trait IoDriver: Send + Sync + 'static {
 
     /// Whether the driver still runs (`try_drive` returns `false` for good once it stopped).
     fn is_running(&self) -> bool {
+        true
+    }
+
+    /// Whether IO sources are registered on `shard` (events may arrive there). A worker
+    /// polls its own shard before it looks for work elsewhere only if so.
+    fn has_sources(&self, shard: usize) -> bool {
+        let _ = shard;
         true
     }
 

@@ -43,8 +43,13 @@ impl rt_sched::IoDriver for WorkerDrivenIo {
         rt_io::Handle::bind_thread(shard);
     }
 
-    fn try_drive(&self, shard: usize, timeout: Option<Duration>) -> bool {
-        self.0.try_drive_shard(shard, timeout)
+    fn try_drive(
+        &self,
+        shard: usize,
+        timeout: Option<Duration>,
+        unless: &dyn Fn() -> bool,
+    ) -> bool {
+        self.0.try_drive_shard_unless(shard, timeout, unless)
     }
 
     fn unpark(&self, shard: usize) {
@@ -57,6 +62,10 @@ impl rt_sched::IoDriver for WorkerDrivenIo {
 
     fn turns(&self, shard: usize) -> u64 {
         self.0.turns(shard)
+    }
+
+    fn has_sources(&self, shard: usize) -> bool {
+        self.0.has_sources(shard)
     }
 }
 

@@ -143,7 +143,7 @@ impl WorkerContext {
             }
             // Out of tasks: with a shard of our own, its events are our next work (tasks whose
             // IO lives here); look there before taking work from another worker.
-            if self.owns_shard {
+            if self.owns_shard && self.shard_has_sources() {
                 if let Some(task) = self.poll_driver_now() {
                     self.run_task(task);
                     continue;
@@ -328,7 +328,10 @@ impl WorkerContext {
         if watching {
             timeout = Some(timeout.map_or(WATCH_INTERVAL, |t| t.min(WATCH_INTERVAL)));
         }
-        let mut drove = driver.try_drive(self.shard, timeout);
+        // Checked again once we hold the shard: a notify whose unpark another thread's turn
+        // of this shard took before we got it would otherwise leave us blocked.
+        let notified = || !shared.idle.is_parked(self.index);
+        let mut drove = driver.try_drive(self.shard, timeout, &notified);
         let mut tries = 0;
         while !drove && self.owns_shard && tries < OWN_SHARD_TRIES && driver.is_running() {
             // Our own shard: another worker is polling it without blocking (`watch_others`)
@@ -337,8 +340,8 @@ impl WorkerContext {
                 shared.on_driver[self.index].store(false, rt_core::sync::Ordering::SeqCst);
                 return Drove::NotifiedMeanwhile;
             }
-            std::thread::yield_now();
-            drove = driver.try_drive(self.shard, timeout);
+            rt_core::sync::thread::yield_now();
+            drove = driver.try_drive(self.shard, timeout, &notified);
             tries += 1;
         }
         shared.on_driver[self.index].store(false, rt_core::sync::Ordering::SeqCst);
@@ -363,6 +366,13 @@ impl WorkerContext {
         }
     }
 
+    fn shard_has_sources(&self) -> bool {
+        self.shared()
+            .io_driver
+            .as_ref()
+            .is_some_and(|d| d.has_sources(self.shard))
+    }
+
     /// Whether some other worker is running (not parked), so its shard may go unpolled.
     fn others_busy(&self) -> bool {
         let shared = self.shared();
@@ -380,7 +390,7 @@ impl WorkerContext {
             }
             let turns = driver.turns(k);
             if turns == seen.get() && !shared.idle.is_parked(k) {
-                driver.try_drive(k, Some(Duration::ZERO));
+                driver.try_drive(k, Some(Duration::ZERO), &|| false);
                 seen.set(driver.turns(k));
             } else {
                 seen.set(turns);
@@ -418,7 +428,7 @@ impl WorkerContext {
         self.shared()
             .io_driver
             .as_ref()
-            .is_some_and(|driver| driver.try_drive(self.shard, Some(Duration::ZERO)))
+            .is_some_and(|driver| driver.try_drive(self.shard, Some(Duration::ZERO), &|| false))
     }
 }
 
