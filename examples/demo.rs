@@ -120,7 +120,7 @@ fn main() -> io::Result<()> {
         .worker_threads(workers)
         .build()?;
     println!(
-        "runtime: rt multi-thread, {workers} workers (idle workers poll the IO reactor); \
+        "runtime: rt multi-thread, {workers} workers (each polls its own IO reactor shard); \
          {connections} connections x {MESSAGE}-byte echo for {seconds} s on 127.0.0.1"
     );
 

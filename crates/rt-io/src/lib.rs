@@ -2,8 +2,11 @@
 //!
 //! # Bird's-eye view
 //!
-//! A [`Driver`] owns one `mio::Poll` on a dedicated thread named `rt-io`, started with the runtime
-//! and joined at its shutdown. The model is readiness, not completion: the reactor records what
+//! A [`Driver`] owns the reactor: one `mio::Poll` on a dedicated thread named `rt-io`
+//! ([`Driver::start`]), or one `mio::Poll` per worker — a *shard* — that the runtime's workers
+//! drive themselves ([`Driver::start_on_workers`], the default of a multi-thread runtime: a
+//! source registers on the shard of the worker that creates it and moves with a task that keeps
+//! running elsewhere). The model is readiness, not completion: the reactor records what
 //! the OS reports and wakes the waiting tasks; each task does its own non-blocking syscall and, on
 //! `WouldBlock`, clears the readiness it saw and waits for the next edge.
 //!
@@ -11,9 +14,10 @@
 //! - `scheduled_io.rs` — one registration's word and wakers, and the protocol between reactor and
 //!   tasks (modelled in `loom-tests/tests/readiness.rs`).
 //! - `slab.rs` — registrations by token (index + generation).
-//! - `registration.rs` — a source's slot and the edge-triggered IO loop.
+//! - `registration.rs` — a source's slot and shard, the edge-triggered IO loop, and the move of a
+//!   source to the shard of the worker its task runs on.
 //! - `reactor.rs` — the loop of the `rt-io` thread; `driver.rs` — starting and stopping it;
-//!   `handle.rs` — the thread's current reactor.
+//!   `handle.rs` — the thread's current reactor, its shards, and each thread's own shard.
 //! - [`net`] — TCP, UDP and Unix sockets; [`io`] — [`io::AsyncFd`] for any fd.
 //! - [`time`] — timers, driven by the same thread.
 //!

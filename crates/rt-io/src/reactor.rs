@@ -9,10 +9,10 @@
 //! "shut down" or "gone", the slab closes, and every waiter and timer is woken to find out.
 //!
 //! The same [`turn`] also runs on the runtime's own threads when they drive IO themselves
-//! ([`Driver::start_on_workers`](crate::Driver::start_on_workers), tokio's design): an idle worker
-//! takes the [`Core`] through [`Handle::try_drive`](crate::Handle::try_drive) and blocks in `poll`
-//! instead of on its parker, so the tasks an event wakes are scheduled onto that worker without a
-//! cross-thread hop.
+//! ([`Driver::start_on_workers`](crate::Driver::start_on_workers)): each worker owns a shard's
+//! [`Core`], takes it through [`Handle::try_drive_shard`](crate::Handle::try_drive_shard) between
+//! tasks and when idle (blocking in `poll` instead of on its parker), so the tasks an event
+//! wakes are scheduled onto that worker without a cross-thread hop.
 
 use std::io;
 use std::task::Waker;
