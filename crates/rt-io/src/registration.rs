@@ -384,10 +384,40 @@ mod tests {
             crate::io::poll_evented::PollEvented::new(mio::net::UnixStream::from_std(a)).unwrap();
         let reg = a.registration();
         let from = shard_of(reg);
+        assert!(handle.has_sources(from) && !handle.has_sources(1 - from));
         reg.move_to(from, 1 - from);
         assert_eq!(shard_of(reg), 1 - from);
+        assert!(!handle.has_sources(from) && handle.has_sources(1 - from));
         reg.move_to(1 - from, from);
         assert_eq!(shard_of(reg), from);
         assert_eq!(handle.registration_count(), 1);
+        drop(a);
+        assert!(!handle.has_sources(0) && !handle.has_sources(1));
+    }
+
+    /// An accepted stream registers on the shard whose owner runs on the CPU its packets came
+    /// in on; with no such shard (CPU not known) it falls back to the usual choice.
+    #[test]
+    fn a_source_near_a_cpu_goes_to_that_cpus_shard() {
+        let driver = Driver::start_on_workers(2).unwrap();
+        let handle = driver.handle();
+        handle.inner.shards[1].cpu.store(7, Ordering::Relaxed);
+        assert_eq!(handle.shard_near_cpu(7), Some(1));
+        assert_eq!(handle.shard_near_cpu(3), None);
+        let _g = handle.enter();
+        let (a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
+        a.set_nonblocking(true).unwrap();
+        let mut a = mio::net::UnixStream::from_std(a);
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&a);
+        let near = Registration::new_near_cpu(
+            &mut a,
+            fd,
+            Interest::READABLE | Interest::WRITABLE,
+            handle.clone(),
+            Some(7),
+        )
+        .unwrap();
+        assert_eq!(shard_of(&near), 1);
+        near.deregister(&mut a).unwrap();
     }
 }
