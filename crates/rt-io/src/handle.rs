@@ -47,9 +47,10 @@ pub(crate) struct Inner {
 
 /// One `mio::Poll` (an epoll instance) and what reaches it. With a dedicated `rt-io` thread
 /// there is one shard; when the workers drive IO there is one per worker, and a source is
-/// registered on the shard of the worker that created it, so its events wake its tasks on that
-/// worker (both ends of a local connection, and everything a connection's task touches, stay in
-/// one core's cache) and the workers never contend for one `poll`.
+/// registered on the shard of the worker that created it (an accepted stream: of the worker on
+/// the CPU its packets arrive on), so its events wake its tasks on that worker — what a
+/// connection's task touches stays in one core's cache — and the workers never contend for one
+/// `poll`. A source moves with a task that keeps running elsewhere (`registration.rs`).
 pub(crate) struct Shard {
     /// Registers and deregisters sources from any thread; the `Poll` is in `core`, or on the
     /// `rt-io` thread.
