@@ -25,14 +25,7 @@ use rt_sched::multi_thread::{Config, MultiThread};
 use task_support::{model, model_capped, Seen};
 
 fn config(workers: usize) -> Config {
-    Config {
-        workers,
-        thread_name: "rt-worker".into(),
-        thread_stack_size: None,
-        frame_pool: false,
-        on_thread: rt_sched::no_hook(),
-        io_driver: None,
-    }
+    task_support::mt_config(workers, None)
 }
 
 #[test]

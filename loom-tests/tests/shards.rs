@@ -104,14 +104,7 @@ impl IoDriver for MockDriver {
 }
 
 fn config(driver: std::sync::Arc<MockDriver>) -> Config {
-    Config {
-        workers: 2,
-        thread_name: "rt-worker".into(),
-        thread_stack_size: None,
-        frame_pool: false,
-        on_thread: rt_sched::no_hook(),
-        io_driver: Some(driver),
-    }
+    task_support::mt_config(2, Some(driver))
 }
 
 #[test]

@@ -141,12 +141,6 @@ impl Handle {
             .compare_exchange(RUNNING, to, Ordering::AcqRel, Ordering::Acquire);
     }
 
-    /// Drives shard 0 (the only one unless the driver was started with more); see
-    /// [`Handle::try_drive_shard`].
-    pub fn try_drive(&self, timeout: Option<Duration>) -> bool {
-        self.try_drive_shard(0, timeout)
-    }
-
     /// Drives `shard` on this thread, if no other thread does: blocks in its `poll` until an IO
     /// event, a timer, [`Handle::unpark_shard`] or `timeout`, then wakes what became ready (the
     /// wakes run here). Returns `false` at once when another thread is driving the shard, or
@@ -234,13 +228,11 @@ impl Handle {
     /// The shard a source created on this thread registers on: this thread's own if it has
     /// one (a worker), else the shards in turn.
     pub(crate) fn shard_for_new_source(&self) -> usize {
-        let n = self.inner.shards.len();
-        if n == 1 {
-            return 0;
-        }
-        match HOME.try_with(Cell::get).unwrap_or(usize::MAX) {
-            home if home < n => home,
-            _ => self.inner.next_shard.fetch_add(1, Ordering::Relaxed) % n,
+        match self.inner.shards.len() {
+            1 => 0,
+            n => self
+                .home_shard()
+                .unwrap_or_else(|| self.inner.next_shard.fetch_add(1, Ordering::Relaxed) % n),
         }
     }
 
@@ -256,11 +248,6 @@ impl Handle {
             .shards
             .iter()
             .position(|s| s.cpu.load(Ordering::Relaxed) == cpu)
-    }
-
-    /// Interrupts the thread inside [`Handle::try_drive`] on shard 0.
-    pub fn unpark_driver(&self) {
-        self.unpark_shard(0);
     }
 
     /// Interrupts the thread inside [`Handle::try_drive_shard`] for `shard`; a wake-up sent

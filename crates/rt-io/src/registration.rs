@@ -30,10 +30,8 @@ pub(crate) struct Registration {
     shard: AtomicUsize,
     /// Consecutive waits that started on a worker other than the shard's owner.
     away: AtomicU32,
-
-    /// The source's file descriptor, to move it between shards.
+    /// The source's file descriptor and interest, to move it between shards.
     fd: RawFd,
-    token: mio::Token,
     interest: mio::Interest,
 }
 
@@ -86,7 +84,6 @@ impl Registration {
             shard: AtomicUsize::new(shard),
             away: AtomicU32::new(0),
             fd,
-            token: slot.token,
             interest: mio_interest(interest),
         };
         reg.handle.inner.shards[shard]
@@ -144,18 +141,24 @@ impl Registration {
             return;
         }
         let shards = &self.handle.inner.shards;
-        let mut fd = mio::unix::SourceFd(&self.fd);
-        let now = match shards[from].registry.deregister(&mut fd) {
-            Ok(()) => match shards[to]
-                .registry
-                .register(&mut fd, self.token, self.interest)
-            {
+        // The token the source was registered with: its slot's, whose generation only changes
+        // when the slot is released.
+        let token = crate::slab::token(self.index, self.io.generation());
+        let register = |shard: usize| {
+            shards[shard].registry.register(
+                &mut mio::unix::SourceFd(&self.fd),
+                token,
+                self.interest,
+            )
+        };
+        let now = match shards[from]
+            .registry
+            .deregister(&mut mio::unix::SourceFd(&self.fd))
+        {
+            Ok(()) => match register(to) {
                 Ok(()) => to,
                 // Put it back where it was (it was there a moment ago).
-                Err(_) => match shards[from]
-                    .registry
-                    .register(&mut fd, self.token, self.interest)
-                {
+                Err(_) => match register(from) {
                     Ok(()) => from,
                     Err(e) => panic!("rt-io: could not re-register a source: {e}"),
                 },

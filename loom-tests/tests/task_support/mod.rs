@@ -1,4 +1,5 @@
-//! Shared by the task, join-handle, idle and shutdown models: the model builder, a test
+//! Shared by the task, join-handle, idle, shards and shutdown models: the model builder, the
+//! multi-thread scheduler's configuration, a test
 //! scheduler whose queue the model drains by hand, probes that count polls and drops, a waker
 //! that parks and unparks a loom thread, and the record of outcomes seen across executions.
 //!
@@ -17,6 +18,21 @@ use std::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
 use loom::sync::{Arc, Condvar, Mutex};
 use loom::thread::{self, ThreadId};
 use rt_core::task::{next_id, JoinHandle, Notified, OwnedTasks, Schedule, Task};
+
+/// A multi-thread scheduler of `workers` loom threads, without the frame pool or thread hooks.
+pub fn mt_config(
+    workers: usize,
+    io_driver: Option<std::sync::Arc<dyn rt_sched::IoDriver>>,
+) -> rt_sched::multi_thread::Config {
+    rt_sched::multi_thread::Config {
+        workers,
+        thread_name: "rt-worker".into(),
+        thread_stack_size: None,
+        frame_pool: false,
+        on_thread: rt_sched::no_hook(),
+        io_driver,
+    }
+}
 
 /// Runs `f` under loom with the preemption bound from `LOOM_MAX_PREEMPTIONS`, 2 when unset;
 /// prints how many executions it explored (see it with `--nocapture`).

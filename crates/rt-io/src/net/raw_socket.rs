@@ -105,9 +105,6 @@ pub(crate) fn int_opt(
 /// The CPU that last processed a packet for this socket (`SO_INCOMING_CPU`), if the kernel
 /// knows one.
 pub(crate) fn incoming_cpu(fd: std::os::fd::RawFd) -> Option<usize> {
-    // SAFETY: `fd` is a live socket of the caller's for the whole call, and `BorrowedFd` does
-    // not close it.
-    let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
     let cpu = int_opt(&fd, libc::SOL_SOCKET, libc::SO_INCOMING_CPU).ok()?;
     usize::try_from(cpu).ok()
 }

@@ -348,10 +348,12 @@ impl WorkerContext {
         if !drove {
             return Drove::Busy;
         }
-        if self.lifo_is_empty() && self.local.is_empty() && watching {
+        let mut no_work = self.lifo_is_empty() && self.local.is_empty();
+        if no_work && watching {
             self.watch_others(driver);
+            no_work = self.lifo_is_empty() && self.local.is_empty();
         }
-        if self.lifo_is_empty() && self.local.is_empty() {
+        if no_work {
             return if shared.idle.is_parked(self.index) {
                 Drove::Idle
             } else {
