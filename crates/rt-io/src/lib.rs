@@ -1,4 +1,7 @@
-//! `rt-io`: a mio reactor on its own thread, sockets and timers.
+//! `rt-io`: a mio reactor (one shard per worker, or one on its own thread), sockets and timers.
+//!
+//! Linux only: it uses epoll (through mio), `timerfd`, `TCP_INQ`, `SO_INCOMING_CPU` and
+//! `sched_getcpu`; elsewhere the crate stops with a compile error that says so.
 //!
 //! # Bird's-eye view
 //!
@@ -28,6 +31,12 @@
 //!   waiter is woken and every IO operation then fails with an `io::Error` saying which.
 //! - Generations make a reused registration slot immune to events meant for its previous owner.
 
+#[cfg(not(target_os = "linux"))]
+compile_error!(
+    "rt targets Linux: rt-io uses epoll, timerfd, TCP_INQ, SO_INCOMING_CPU and sched_getcpu, \
+     which this target does not have"
+);
+
 #[macro_use]
 pub mod io;
 mod driver;
@@ -39,6 +48,7 @@ mod registration;
 #[doc(hidden)]
 pub mod scheduled_io;
 mod slab;
+mod sys;
 pub mod time;
 
 pub use driver::Driver;

@@ -150,7 +150,9 @@ impl Drop for Runtime {
             self.shutdown(Some(Duration::ZERO));
             if !std::thread::panicking() {
                 panic!(
-                    "an rt Runtime was dropped inside an async context (a task or block_on),                      where blocking is not allowed: drop it outside, or use                      Runtime::shutdown_background"
+                    "an rt Runtime was dropped inside an async context (a task or block_on), \
+                     where blocking is not allowed: drop it outside, or use \
+                     Runtime::shutdown_background"
                 );
             }
             return;

@@ -372,7 +372,7 @@ impl Inner {
         let nanos = u64::try_from(u128::from(tick) << TICK_SHIFT).unwrap_or(u64::MAX);
         self.start
             .checked_add(Duration::from_nanos(nanos))
-            .unwrap_or_else(|| self.start + Duration::from_secs(86400 * 365 * 30))
+            .unwrap_or_else(|| self.start + super::FAR_FUTURE)
     }
 }
 

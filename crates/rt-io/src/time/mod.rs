@@ -35,3 +35,8 @@ pub use interval::{interval, interval_at, Interval, MissedTickBehavior};
 pub use sleep::{sleep, sleep_until, Sleep};
 pub use std::time::{Duration, Instant};
 pub use timeout::{timeout, timeout_at, Timeout};
+
+/// How far ahead "never" is: about 30 years (as in tokio). The one definition of a deadline
+/// that should not arrive: a sleep whose deadline overflows `Instant`, and a tick past the
+/// clock's range, both end this far from their start.
+pub(crate) const FAR_FUTURE: Duration = Duration::from_secs(86400 * 365 * 30);

@@ -48,7 +48,7 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
 
 /// About 30 years from now: the deadline of a sleep that should never end (as in tokio).
 pub(crate) fn far_future() -> Instant {
-    Instant::now() + Duration::from_secs(86400 * 365 * 30)
+    Instant::now() + super::FAR_FUTURE
 }
 
 /// Future returned by [`sleep`] and [`sleep_until`].

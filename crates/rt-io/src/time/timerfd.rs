@@ -5,15 +5,11 @@
 //! Arming is relative ("fire in `d`"), measured from a moment at or after the caller read the
 //! clock, so the fd never becomes readable before the deadline the caller computed `d` from.
 //!
-//! Other systems have no timerfd: there [`TimerFd::new`] fails and the driver uses its fallback
-//! (the poll timeout, see `driver.rs`).
+//! rt targets Linux (rt-io's `lib.rs` stops the build elsewhere). Should creating the timerfd
+//! fail at run time, the driver falls back to the poll timeout (see `driver.rs`).
 
-#[cfg(any(target_os = "linux", target_os = "android"))]
 pub(crate) use linux::TimerFd;
-#[cfg(not(any(target_os = "linux", target_os = "android")))]
-pub(crate) use other::TimerFd;
 
-#[cfg(any(target_os = "linux", target_os = "android"))]
 mod linux {
     use std::io;
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -21,6 +17,8 @@ mod linux {
 
     use mio::unix::SourceFd;
     use mio::{Interest, Registry, Token};
+
+    use crate::sys::cvt;
 
     /// An owned, non-blocking timerfd. Closing it (on drop) also removes it from the epoll set.
     #[derive(Debug)]
@@ -32,15 +30,12 @@ mod linux {
         /// Creates a disarmed timerfd and registers it for readability under `token`.
         pub(crate) fn new(registry: &Registry, token: Token) -> io::Result<TimerFd> {
             // SAFETY: plain syscall with constant arguments; the result is checked.
-            let fd = unsafe {
+            let fd = cvt(unsafe {
                 libc::timerfd_create(
                     libc::CLOCK_MONOTONIC,
                     libc::TFD_NONBLOCK | libc::TFD_CLOEXEC,
                 )
-            };
-            if fd < 0 {
-                return Err(io::Error::last_os_error());
-            }
+            })?;
             // SAFETY: `fd` is a fresh descriptor that nothing else owns.
             let fd = unsafe { OwnedFd::from_raw_fd(fd) };
             registry.register(&mut SourceFd(&fd.as_raw_fd()), token, Interest::READABLE)?;
@@ -63,12 +58,9 @@ mod linux {
             };
             // SAFETY: `fd` is our open timerfd; `spec` is a valid itimerspec that outlives the
             // call; a null old-value pointer is allowed.
-            let rc = unsafe {
+            cvt(unsafe {
                 libc::timerfd_settime(self.fd.as_raw_fd(), 0, &spec, std::ptr::null_mut())
-            };
-            if rc < 0 {
-                return Err(io::Error::last_os_error());
-            }
+            })?;
             Ok(())
         }
 
@@ -86,33 +78,6 @@ mod linux {
                 )
             };
             n == std::mem::size_of::<u64>() as isize
-        }
-    }
-}
-
-#[cfg(not(any(target_os = "linux", target_os = "android")))]
-mod other {
-    use std::convert::Infallible;
-    use std::io;
-    use std::time::Duration;
-
-    use mio::{Registry, Token};
-
-    /// No timerfd here: never constructed.
-    #[derive(Debug)]
-    pub(crate) struct TimerFd(Infallible);
-
-    impl TimerFd {
-        pub(crate) fn new(_: &Registry, _: Token) -> io::Result<TimerFd> {
-            Err(io::ErrorKind::Unsupported.into())
-        }
-
-        pub(crate) fn arm(&self, _: Duration) -> io::Result<()> {
-            match self.0 {}
-        }
-
-        pub(crate) fn drain(&self) -> bool {
-            match self.0 {}
         }
     }
 }
