@@ -86,3 +86,8 @@ where
         ),
     }
 }
+
+/// The README's Rust examples, compiled and run as doctests so they cannot rot.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
