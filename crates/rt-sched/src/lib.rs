@@ -81,6 +81,15 @@ pub trait IoDriver: Send + Sync + 'static {
     }
 }
 
+/// Where an unhandled task panic goes when a scheduler is set to shut down on one
+/// (`set_unhandled_panic_hook`): called once per panicking poll, on the polling thread, with
+/// the panic payload; the scheduler then shuts itself down.
+pub type PanicHook = Arc<dyn Fn(Box<dyn std::any::Any + Send>) + Send + Sync>;
+
+/// What a task's `JoinError` carries instead of the payload that went to a [`PanicHook`].
+pub const PANIC_TAKEN: &str =
+    "task panicked; the payload went to the runtime (UnhandledPanic::ShutdownRuntime)";
+
 /// A hook that just runs the loop.
 pub fn no_hook() -> ThreadHook {
     Arc::new(|run: &mut dyn FnMut()| run())
