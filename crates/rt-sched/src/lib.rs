@@ -4,6 +4,7 @@
 //!   stealing, plus the idle/park protocol (`idle.rs`).
 //! - [`current_thread`]: the same task type, run on the thread that calls `block_on`.
 //! - [`blocking`]: the pool behind `spawn_blocking`.
+//! - [`local`]: `LocalSet`, tasks kept on one thread (`!Send` futures allowed).
 //!
 //! Architecture invariants: rt-sched knows nothing of IO or timers (the facade wires them); it
 //! reaches the frame pool and tasks only through rt-core's API; crossbeam-deque is named only
@@ -12,6 +13,7 @@
 pub mod blocking;
 pub mod current_thread;
 mod idle;
+pub mod local;
 pub mod metrics;
 pub mod multi_thread;
 mod park;
