@@ -7,6 +7,7 @@
 //! | `flavor`         | `"current_thread"` or `"multi_thread"` | main: multi_thread; test: current_thread   |
 //! | `worker_threads` | an integer literal, at least 1         | the builder's own                          |
 //! | `crate`          | a path in a string literal (`"my_rt"`) | `::rt`                                     |
+//! | `unhandled_panic`| `"ignore"` or `"shutdown_runtime"`     | `ignore` (the builder's own)               |
 //!
 //! `worker_threads` is only accepted with the `multi_thread` flavor, whether that flavor was named or is the
 //! default. Every option may be given once. All problems found are reported together, each spanned on the
@@ -64,6 +65,8 @@ pub(crate) struct Config {
     pub(crate) worker_threads: Option<usize>,
     /// The path the generated code names the runtime crate by (`::rt` unless `crate = ".."` is given).
     pub(crate) crate_path: syn::Path,
+    /// `Some("Ignore" | "ShutdownRuntime")`, the `UnhandledPanic` variant, only when the attribute names it.
+    pub(crate) unhandled_panic: Option<&'static str>,
 }
 
 impl fmt::Debug for Config {
@@ -72,6 +75,7 @@ impl fmt::Debug for Config {
             .field("flavor", &self.flavor)
             .field("worker_threads", &self.worker_threads)
             .field("crate_path", &path_text(&self.crate_path))
+            .field("unhandled_panic", &self.unhandled_panic)
             .finish()
     }
 }
@@ -95,6 +99,7 @@ struct Options {
     /// The value and the whole `worker_threads = N` option, to span errors on.
     worker_threads: Option<(usize, Meta)>,
     crate_path: Option<syn::Path>,
+    unhandled_panic: Option<&'static str>,
 }
 
 impl Options {
@@ -132,6 +137,20 @@ impl Options {
                 }
                 set_once(&mut self.worker_threads, (count, meta.clone()), meta)
             }
+            "unhandled_panic" => {
+                let lit = string_value(kind, meta, "unhandled_panic = \"shutdown_runtime\"")?;
+                let variant = match lit.value().as_str() {
+                    "ignore" => "Ignore",
+                    "shutdown_runtime" => "ShutdownRuntime",
+                    other => {
+                        let msg = format!(
+                            "unknown `unhandled_panic` behavior `{other}`: expected `ignore` or `shutdown_runtime`"
+                        );
+                        return Err(syn::Error::new_spanned(&lit, msg));
+                    }
+                };
+                set_once(&mut self.unhandled_panic, variant, meta)
+            }
             "crate" => {
                 let lit = string_value(kind, meta, "crate = \"my_rt\"")?;
                 let path = lit.parse::<syn::Path>().map_err(|_| {
@@ -147,7 +166,7 @@ impl Options {
                         kind.attribute(&format!("flavor = \"{}\"", flavor.name()))
                     ),
                     _ => format!(
-                        "unknown option `{name}`: expected `flavor`, `worker_threads` or `crate`"
+                        "unknown option `{name}`: expected `flavor`, `worker_threads`, `unhandled_panic` or `crate`"
                     ),
                 };
                 Err(syn::Error::new_spanned(meta.path(), msg))
@@ -173,6 +192,7 @@ impl Options {
             flavor,
             worker_threads,
             crate_path: self.crate_path.unwrap_or_else(default_crate_path),
+            unhandled_panic: self.unhandled_panic,
         })
     }
 }
@@ -332,18 +352,36 @@ mod tests {
     }
 
     #[test]
+    fn unhandled_panic_is_read() {
+        assert_eq!(main_config(quote!()).unwrap().unhandled_panic, None);
+        let config = test_config(quote!(unhandled_panic = "shutdown_runtime")).unwrap();
+        assert_eq!(config.unhandled_panic, Some("ShutdownRuntime"));
+        let config = main_config(quote!(unhandled_panic = "ignore")).unwrap();
+        assert_eq!(config.unhandled_panic, Some("Ignore"));
+        assert_eq!(
+            main_error(quote!(unhandled_panic = "abort")),
+            "unknown `unhandled_panic` behavior `abort`: expected `ignore` or `shutdown_runtime`"
+        );
+        assert_eq!(
+            main_error(quote!(unhandled_panic = shutdown_runtime)),
+            "the value of `unhandled_panic` must be a string literal: \
+             `#[rt::main(unhandled_panic = \"shutdown_runtime\")]`"
+        );
+    }
+
+    #[test]
     fn unknown_option_is_named() {
         assert_eq!(
             main_error(quote!(foo = 1)),
-            "unknown option `foo`: expected `flavor`, `worker_threads` or `crate`"
+            "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic` or `crate`"
         );
         assert_eq!(
             main_error(quote!(foo)),
-            "unknown option `foo`: expected `flavor`, `worker_threads` or `crate`"
+            "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic` or `crate`"
         );
         assert_eq!(
             main_error(quote!(a::flavor = "multi_thread")),
-            "unknown option `a::flavor`: expected `flavor`, `worker_threads` or `crate`"
+            "unknown option `a::flavor`: expected `flavor`, `worker_threads`, `unhandled_panic` or `crate`"
         );
     }
 
@@ -462,7 +500,7 @@ mod tests {
         assert_eq!(
             messages,
             [
-                "unknown option `foo`: expected `flavor`, `worker_threads` or `crate`",
+                "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic` or `crate`",
                 "unknown runtime flavor `x`: expected `current_thread` or `multi_thread`",
                 "`worker_threads` must be at least 1",
             ]

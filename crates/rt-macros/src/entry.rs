@@ -148,6 +148,10 @@ fn generate(kind: EntryKind, function: ItemFn, config: &Config) -> TokenStream {
         let count = Literal::usize_unsuffixed(count);
         quote!(.worker_threads(#count))
     });
+    let unhandled_panic = config.unhandled_panic.map(|variant| {
+        let variant = Ident::new(variant, Span::call_site());
+        quote!(.unhandled_panic(#crate_path::UnhandledPanic::#variant))
+    });
     let test_attr = (kind == EntryKind::Test).then(|| quote!(#[::core::prelude::v1::test]));
     rewrap(function, test_attr, |body, end| {
         let runtime = Ident::new("runtime", end);
@@ -156,6 +160,7 @@ fn generate(kind: EntryKind, function: ItemFn, config: &Config) -> TokenStream {
             #[allow(clippy::expect_used)]
             let #runtime = #crate_path::Builder::#constructor()
                 #worker_threads
+                #unhandled_panic
                 .build()
                 .expect("failed to build the rt runtime");
             #run
@@ -284,6 +289,23 @@ mod tests {
             }
         });
         assert_eq!(text, expected);
+    }
+
+    #[test]
+    fn unhandled_panic_reaches_the_builder() {
+        let text = expand_text(
+            EntryKind::Main,
+            quote!(unhandled_panic = "shutdown_runtime"),
+            quote!(
+                async fn main() {}
+            ),
+        );
+        assert!(
+            text.contains(
+                ". unhandled_panic (:: rt :: UnhandledPanic :: ShutdownRuntime) . build ()"
+            ),
+            "{text}"
+        );
     }
 
     #[test]
@@ -452,7 +474,7 @@ mod tests {
             [
                 "the `async` keyword is missing from the function declaration",
                 "the main function cannot accept arguments",
-                "unknown option `foo`: expected `flavor`, `worker_threads` or `crate`",
+                "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic` or `crate`",
             ]
         );
     }

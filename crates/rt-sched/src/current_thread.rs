@@ -31,6 +31,8 @@ struct Shared {
     io_driver: Option<Arc<dyn IoDriver>>,
     /// The driving thread is (about to be) blocked in `io_driver` rather than on its parker.
     on_driver: AtomicBool,
+    /// Set once, before tasks run, to shut down on an unhandled panic (`Handle`'s setter).
+    panic_hook: std::sync::OnceLock<crate::PanicHook>,
 }
 
 impl Shared {
@@ -106,6 +108,7 @@ impl CurrentThread {
                     polls: std::sync::atomic::AtomicU64::new(0),
                     io_driver,
                     on_driver: AtomicBool::new(false),
+                    panic_hook: std::sync::OnceLock::new(),
                 }),
             },
         }
@@ -203,10 +206,7 @@ impl CurrentThread {
 
     /// Cancels every task (each future dropped once, on this thread). Idempotent.
     pub fn shutdown(&self) {
-        let shared = &self.handle.shared;
-        shared.owned.close_and_shutdown_all();
-        let q = shared.queue.lock().unwrap().take();
-        drop(q);
+        self.handle.close();
     }
 }
 
@@ -257,6 +257,22 @@ impl Handle {
         join
     }
 
+    /// Makes an unhandled panic in a task shut the scheduler down, after giving its payload to
+    /// `hook`. Set it before tasks run; a second call is ignored.
+    pub fn set_unhandled_panic_hook(&self, hook: crate::PanicHook) {
+        let _ = self.shared.panic_hook.set(hook);
+    }
+
+    /// Cancels every task (each future dropped once, on this thread) and wakes the driving
+    /// thread. Idempotent.
+    fn close(&self) {
+        let shared = &self.shared;
+        shared.owned.close_and_shutdown_all();
+        let q = shared.queue.lock().unwrap().take();
+        drop(q);
+        shared.unpark();
+    }
+
     /// Task polls run so far.
     pub fn polls(&self) -> u64 {
         self.shared.polls.load(std::sync::atomic::Ordering::Relaxed)
@@ -293,6 +309,20 @@ impl Schedule for Handle {
         drop(q);
         if !rt_core::batch::defer(&self.shared) {
             self.shared.unpark();
+        }
+    }
+
+    fn unhandled_panic(
+        &self,
+        payload: Box<dyn std::any::Any + Send>,
+    ) -> Box<dyn std::any::Any + Send> {
+        match self.shared.panic_hook.get() {
+            Some(hook) => {
+                hook(payload);
+                self.close();
+                Box::new(crate::PANIC_TAKEN)
+            }
+            None => payload,
         }
     }
 }

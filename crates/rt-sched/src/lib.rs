@@ -4,6 +4,7 @@
 //!   stealing, plus the idle/park protocol (`idle.rs`).
 //! - [`current_thread`]: the same task type, run on the thread that calls `block_on`.
 //! - [`blocking`]: the pool behind `spawn_blocking`.
+//! - [`local`]: `LocalSet`, tasks kept on one thread (`!Send` futures allowed).
 //!
 //! Architecture invariants: rt-sched knows nothing of IO or timers (the facade wires them); it
 //! reaches the frame pool and tasks only through rt-core's API; crossbeam-deque is named only
@@ -12,6 +13,7 @@
 pub mod blocking;
 pub mod current_thread;
 mod idle;
+pub mod local;
 pub mod metrics;
 pub mod multi_thread;
 mod park;
@@ -80,6 +82,15 @@ pub trait IoDriver: Send + Sync + 'static {
         0
     }
 }
+
+/// Where an unhandled task panic goes when a scheduler is set to shut down on one
+/// (`set_unhandled_panic_hook`): called once per panicking poll, on the polling thread, with
+/// the panic payload; the scheduler then shuts itself down.
+pub type PanicHook = Arc<dyn Fn(Box<dyn std::any::Any + Send>) + Send + Sync>;
+
+/// What a task's `JoinError` carries instead of the payload that went to a [`PanicHook`].
+pub const PANIC_TAKEN: &str =
+    "task panicked; the payload went to the runtime (UnhandledPanic::ShutdownRuntime)";
 
 /// A hook that just runs the loop.
 pub fn no_hook() -> ThreadHook {

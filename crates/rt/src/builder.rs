@@ -29,6 +29,7 @@ pub struct Builder {
     keep_alive: Duration,
     frame_pool: bool,
     reactor_thread: bool,
+    unhandled_panic: crate::UnhandledPanic,
 }
 
 /// Lets an idle scheduler thread drive rt-io's reactor (see [`Builder::reactor_thread`]).
@@ -90,6 +91,7 @@ impl Builder {
             keep_alive: Duration::from_secs(10),
             frame_pool: true,
             reactor_thread: false,
+            unhandled_panic: crate::UnhandledPanic::Ignore,
         }
     }
 
@@ -154,6 +156,17 @@ impl Builder {
         self
     }
 
+    /// What a panic in a spawned task does (default [`UnhandledPanic::Ignore`]: it goes to the
+    /// task's `JoinHandle`). [`UnhandledPanic::ShutdownRuntime`]: the first one shuts the
+    /// runtime down and makes `block_on` panic with the task's payload, as in tokio.
+    ///
+    /// [`UnhandledPanic::Ignore`]: crate::UnhandledPanic::Ignore
+    /// [`UnhandledPanic::ShutdownRuntime`]: crate::UnhandledPanic::ShutdownRuntime
+    pub fn unhandled_panic(&mut self, behavior: crate::UnhandledPanic) -> &mut Builder {
+        self.unhandled_panic = behavior;
+        self
+    }
+
     /// Does nothing: IO and timers are always enabled. For tokio compatibility.
     pub fn enable_all(&mut self) -> &mut Builder {
         self
@@ -215,6 +228,11 @@ impl Builder {
             thread_stack_size: self.thread_stack_size,
             on_thread: blocking_hook,
         });
+        let panic = (self.unhandled_panic == crate::UnhandledPanic::ShutdownRuntime)
+            .then(|| Arc::new(crate::unhandled::PanicState::default()));
+        let panic_hook = panic
+            .clone()
+            .map(|state| -> rt_sched::PanicHook { Arc::new(move |payload| state.record(payload)) });
         let (kind, scheduler) = match self.flavor {
             Flavor::MultiThread => {
                 let mt = multi_thread::MultiThread::new(multi_thread::Config {
@@ -226,11 +244,17 @@ impl Builder {
                     io_driver,
                 });
                 let h = mt.handle().clone();
+                if let Some(hook) = panic_hook {
+                    h.set_unhandled_panic_hook(hook);
+                }
                 (Kind::MultiThread(mt), Scheduler::MultiThread(h))
             }
             Flavor::CurrentThread => {
                 let ct = current_thread::CurrentThread::new(self.frame_pool, io_driver);
                 let h = ct.handle().clone();
+                if let Some(hook) = panic_hook {
+                    h.set_unhandled_panic_hook(hook);
+                }
                 (Kind::CurrentThread(ct), Scheduler::CurrentThread(h))
             }
         };
@@ -239,6 +263,7 @@ impl Builder {
                 scheduler,
                 blocking: pool.spawner().clone(),
                 io: io.handle(),
+                panic,
             }),
         };
         let _ = cell.set(Arc::downgrade(&handle.inner));

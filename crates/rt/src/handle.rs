@@ -17,6 +17,8 @@ pub(crate) struct Inner {
     pub(crate) scheduler: Scheduler,
     pub(crate) blocking: blocking::Spawner,
     pub(crate) io: rt_io::Handle,
+    /// Set under `UnhandledPanic::ShutdownRuntime`: where a task's panic payload goes.
+    pub(crate) panic: Option<Arc<crate::unhandled::PanicState>>,
 }
 
 /// A handle to a runtime: spawns onto it from any thread. `Send + Sync`, cheap to clone.
@@ -98,7 +100,12 @@ impl Handle {
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         context::assert_may_block("Handle::block_on");
         let _g = context::enter(self, true);
-        current_thread::park_block_on(future)
+        match &self.inner.panic {
+            Some(state) => {
+                crate::unhandled::block_on_watched(state, future, current_thread::park_block_on)
+            }
+            None => current_thread::park_block_on(future),
+        }
     }
 
     /// Scheduler counters (polls, schedules, steals, parks, unparks per worker).

@@ -16,14 +16,16 @@
 mod builder;
 mod context;
 mod handle;
-mod runtime;
+pub mod runtime;
 pub mod task;
+mod unhandled;
 
 pub use builder::Builder;
 pub use context::EnterGuard;
 pub use handle::Handle;
 pub use rt_macros::{main, test};
 pub use runtime::Runtime;
+pub use unhandled::UnhandledPanic;
 
 /// Networking: TCP, UDP and Unix sockets.
 pub use rt_io::net;

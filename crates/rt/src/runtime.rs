@@ -1,4 +1,5 @@
-//! `Runtime`: owns the scheduler, the blocking pool and the IO driver.
+//! `Runtime`: owns the scheduler, the blocking pool and the IO driver. The runtime types are
+//! here at tokio's paths too (`rt::runtime::Builder`, `rt::runtime::UnhandledPanic`).
 
 use std::future::Future;
 use std::io;
@@ -8,7 +9,9 @@ use rt_core::task::JoinHandle;
 use rt_sched::{blocking, current_thread, multi_thread};
 
 use crate::context::{self, EnterGuard};
-use crate::handle::Handle;
+pub use crate::handle::Handle;
+pub use crate::unhandled::UnhandledPanic;
+pub use crate::Builder;
 
 pub(crate) enum Kind {
     MultiThread(multi_thread::MultiThread),
@@ -102,6 +105,13 @@ impl Runtime {
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         context::assert_may_block("Runtime::block_on");
         let _g = context::enter(&self.handle, true);
+        if let Some(state) = &self.handle.inner.panic {
+            return crate::unhandled::block_on_watched(state, future, |f| self.block_on_inner(f));
+        }
+        self.block_on_inner(future)
+    }
+
+    fn block_on_inner<F: Future>(&self, future: F) -> F::Output {
         match &self.kind {
             Kind::MultiThread(_) => current_thread::park_block_on(future),
             Kind::CurrentThread(ct) => ct.block_on(future),

@@ -98,6 +98,7 @@ impl<F: Future, S: Schedule> Harness<F, S> {
             Err(panic) => {
                 // A panicking poll: drop the future (containing a second panic) and report it.
                 let _ = self.drop_stage();
+                let panic = self.cell().scheduler.unhandled_panic(panic);
                 self.store_output(Err(JoinError::panic(id, panic)));
                 self.complete();
             }

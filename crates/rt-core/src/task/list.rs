@@ -246,6 +246,32 @@ impl<S: Schedule> OwnedTasks<S> {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
+        // SAFETY: `F` and its output are `Send`: any thread may poll or drop them.
+        unsafe { self.bind_local_in(hint, future, scheduler, id, pooled) }
+    }
+
+    /// [`bind_in`](Self::bind_in) without the `Send` bounds, for a scheduler that keeps its
+    /// tasks on one thread (`rt-sched`'s `LocalSet`).
+    ///
+    /// # Safety
+    /// The scheduler `S` polls the task (runs its `Notified`s) and shuts it down (this list's
+    /// `close_and_shutdown_all`) only on one thread, the thread calling this, so the future
+    /// is created, polled and dropped there; and when `F::Output` is not `Send` the returned
+    /// `JoinHandle` (then `!Send` itself) is the only way to the output. Wakes and
+    /// `AbortHandle::abort` from other threads only touch the state word and hand a `Notified`
+    /// to `S::schedule`, which must send it to that thread.
+    pub unsafe fn bind_local_in<F>(
+        &self,
+        hint: usize,
+        future: F,
+        scheduler: S,
+        id: Id,
+        pooled: bool,
+    ) -> (JoinHandle<F::Output>, Option<Notified<S>>)
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+    {
         let closed_already = self.closed.load(Ordering::Acquire);
         let index = if closed_already {
             UNOWNED

@@ -74,6 +74,17 @@ pub trait Schedule: Send + Sync + Sized + 'static {
     fn yield_now(&self, task: Notified<Self>) {
         self.schedule(task);
     }
+
+    /// A poll of one of this scheduler's tasks panicked with `payload` (called on the polling
+    /// thread, RUNNING still held, before the task completes). Returns the payload the task's
+    /// [`JoinError`] carries: by default `payload` itself. A scheduler that shuts down on an
+    /// unhandled panic takes the payload and returns a stand-in.
+    fn unhandled_panic(
+        &self,
+        payload: Box<dyn std::any::Any + Send>,
+    ) -> Box<dyn std::any::Any + Send> {
+        payload
+    }
 }
 
 /// The owned list's reference to a task.

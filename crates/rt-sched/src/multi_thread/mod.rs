@@ -72,6 +72,8 @@ pub(crate) struct Shared {
     io_driver: Option<Arc<dyn IoDriver>>,
     /// Per worker: it is (about to be) blocked in `io_driver` rather than on its parker.
     on_driver: Box<[crossbeam_utils::CachePadded<rt_core::sync::AtomicBool>]>,
+    /// Set once, before tasks run, to shut down on an unhandled panic (`Handle`'s setter).
+    panic_hook: std::sync::OnceLock<crate::PanicHook>,
 }
 
 /// A handle to a multi-thread scheduler: spawns tasks, and is the `Schedule` of its tasks.
@@ -119,6 +121,7 @@ impl MultiThread {
             on_driver: (0..n)
                 .map(|_| crossbeam_utils::CachePadded::new(AtomicBool::new(false)))
                 .collect(),
+            panic_hook: std::sync::OnceLock::new(),
         });
         MultiThread {
             handle: Handle { shared },
@@ -273,6 +276,28 @@ impl Handle {
         self.shared.idle.counts()
     }
 
+    /// Makes an unhandled panic in a task shut the scheduler down, after giving its payload to
+    /// `hook`. Set it before tasks run; a second call is ignored.
+    pub fn set_unhandled_panic_hook(&self, hook: crate::PanicHook) {
+        let _ = self.shared.panic_hook.set(hook);
+    }
+
+    /// Shuts down from inside (any thread, a worker included): workers stop after their
+    /// current poll and every task is cancelled. [`MultiThread::shutdown`] still joins them.
+    fn close(&self) {
+        let shared = &self.shared;
+        if !shared.shutdown.swap(true, Ordering::AcqRel) {
+            for i in 0..shared.unparkers.len() {
+                shared.idle.unpark_worker_by_id(i);
+                shared.unpark_worker(i);
+            }
+        }
+        shared.owned.close_and_shutdown_all();
+        while let Some(t) = shared.injector.pop() {
+            drop(t);
+        }
+    }
+
     fn schedule_task(&self, task: Notified<Handle>, is_yield: bool) {
         worker::with_current(|cx| match cx {
             Some(cx) if cx.belongs_to(&self.shared) => cx.schedule_local(task, is_yield),
@@ -367,5 +392,19 @@ impl Schedule for Handle {
 
     fn yield_now(&self, task: Notified<Handle>) {
         self.schedule_task(task, true);
+    }
+
+    fn unhandled_panic(
+        &self,
+        payload: Box<dyn std::any::Any + Send>,
+    ) -> Box<dyn std::any::Any + Send> {
+        match self.shared.panic_hook.get() {
+            Some(hook) => {
+                hook(payload);
+                self.close();
+                Box::new(crate::PANIC_TAKEN)
+            }
+            None => payload,
+        }
     }
 }

@@ -9,6 +9,11 @@ pub use rt_core::task::{id, try_id, AbortHandle, Id, JoinError, JoinHandle};
 
 pub use crate::{spawn, spawn_blocking};
 
+mod local;
+mod task_local;
+pub use local::{spawn_local, LocalSet, RunUntil};
+pub use task_local::{AccessError, LocalKey, TaskLocalFuture};
+
 /// Yields to the scheduler once: the task goes to the back of its worker's queue and runs
 /// again after the tasks queued before it.
 pub async fn yield_now() {

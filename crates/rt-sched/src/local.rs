@@ -1,0 +1,289 @@
+//! `LocalSet`: tasks that stay on one thread, so their futures and outputs need not be `Send`.
+//!
+//! The tasks are ordinary rt-core task cells (frame-pool allocated), bound through
+//! `OwnedTasks::bind_local_in`, whose contract this scheduler keeps:
+//!
+//! - Only the thread that created the `LocalSet` polls its tasks: `LocalSet` is `!Send` and
+//!   `!Sync`, and its queue is drained only inside [`RunUntil::poll`] (which borrows the set).
+//! - Only that thread drops their futures: abort and wakes from other threads just queue a
+//!   `Notified`; the set's `Drop` (on its thread) cancels every task still live.
+//! - Wakes from any thread push onto one shared queue (a `Mutex<VecDeque>`) and wake the
+//!   future that drives the set (`RunUntil`), stored at each of its polls. A wake on the set's
+//!   own thread while it is being driven skips that: the driver re-checks the queue before it
+//!   returns.
+//!
+//! `run_until` runs at most 61 queued tasks per poll, then polls the outer future again; a
+//! set with more work left wakes its own driver, so it never hogs the thread that runs it.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::future::Future;
+use std::marker::PhantomData;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+
+use rt_core::sync::Mutex;
+use rt_core::task::{JoinHandle, Notified, OwnedTasks, Schedule, Task};
+
+/// Tasks run per poll of the driving future.
+const BUDGET: usize = 61;
+
+struct Shared {
+    /// `None` once the set is dropped: later wakes drop their `Notified`.
+    queue: Mutex<Option<VecDeque<Notified<Handle>>>>,
+    owned: OwnedTasks<Handle>,
+    /// The waker of the future that drives the set, refreshed at each of its polls.
+    waker: Mutex<Option<Waker>>,
+}
+
+/// The `Schedule` of a local task: where its wakes go.
+#[derive(Clone)]
+pub struct Handle {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Handle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("local::Handle")
+            .field("live_tasks", &self.shared.owned.len())
+            .finish()
+    }
+}
+
+rt_core::sync::thread_local! {
+    /// The set being driven on this thread (inside `run_until` or the set's `Drop`).
+    static CURRENT: RefCell<Option<Handle>> = const { RefCell::new(None) };
+}
+
+/// A set of tasks that run on the thread that drives it ([`LocalSet::run_until`]); see the
+/// module docs. `!Send`, `!Sync`.
+pub struct LocalSet {
+    handle: Handle,
+    _not_send: PhantomData<*const ()>,
+}
+
+impl std::fmt::Debug for LocalSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalSet")
+            .field("live_tasks", &self.handle.shared.owned.len())
+            .finish()
+    }
+}
+
+impl Default for LocalSet {
+    fn default() -> LocalSet {
+        LocalSet::new()
+    }
+}
+
+/// Restores the previous `CURRENT` when dropped.
+struct Enter(Option<Handle>);
+
+impl Enter {
+    fn new(h: &Handle) -> Enter {
+        Enter(CURRENT.with(|c| c.replace(Some(h.clone()))))
+    }
+}
+
+impl Drop for Enter {
+    fn drop(&mut self) {
+        let prev = self.0.take();
+        let _ = CURRENT.try_with(|c| *c.borrow_mut() = prev);
+    }
+}
+
+impl LocalSet {
+    /// An empty set.
+    pub fn new() -> LocalSet {
+        LocalSet {
+            handle: Handle {
+                shared: Arc::new(Shared {
+                    queue: Mutex::new(Some(VecDeque::new())),
+                    owned: OwnedTasks::new(0),
+                    waker: Mutex::new(None),
+                }),
+            },
+            _not_send: PhantomData,
+        }
+    }
+
+    /// Spawns `future` on this set: it runs while the set is driven by
+    /// [`run_until`](Self::run_until), on the thread driving it.
+    pub fn spawn_local<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+    {
+        self.handle.spawn(future)
+    }
+
+    /// Runs `future` on the calling task, and the set's tasks alongside it, until `future`
+    /// completes. Inside it, [`spawn_local`] spawns onto this set.
+    pub fn run_until<F: Future>(&self, future: F) -> RunUntil<'_, F> {
+        RunUntil { set: self, future }
+    }
+
+    /// Tasks of this set that are still live.
+    pub fn live_tasks(&self) -> usize {
+        self.handle.shared.owned.len()
+    }
+}
+
+impl Drop for LocalSet {
+    fn drop(&mut self) {
+        // On the set's own thread (it is `!Send`): every live task's future is dropped here.
+        let _enter = Enter::new(&self.handle);
+        self.handle.close();
+    }
+}
+
+impl Handle {
+    fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+    {
+        let id = rt_core::task::next_id();
+        // SAFETY: this scheduler polls and shuts down its tasks only on the set's thread,
+        // which is this one (`LocalSet` is `!Send`, and `CURRENT` is a thread-local); wakes
+        // from elsewhere only queue the `Notified` (module docs).
+        let (join, notified) = unsafe {
+            self.shared
+                .owned
+                .bind_local_in(usize::MAX, future, self.clone(), id, true)
+        };
+        if let Some(n) = notified {
+            self.schedule(n);
+        }
+        join
+    }
+
+    /// Cancels every live task (their futures dropped on this thread) and drops what is
+    /// queued.
+    fn close(&self) {
+        self.shared.owned.close_and_shutdown_all();
+        let q = self.shared.queue.lock().unwrap().take();
+        drop(q);
+        drop(self.shared.waker.lock().unwrap().take());
+    }
+
+    fn is_current(&self) -> bool {
+        CURRENT
+            .try_with(|c| {
+                c.borrow()
+                    .as_ref()
+                    .is_some_and(|h| Arc::ptr_eq(&h.shared, &self.shared))
+            })
+            .unwrap_or(false)
+    }
+}
+
+/// Spawns `future` onto the [`LocalSet`] being driven on this thread.
+///
+/// # Panics
+/// Outside a `LocalSet`'s `run_until` (or its `block_on`), with a message saying so.
+#[track_caller]
+pub fn spawn_local<F>(future: F) -> JoinHandle<F::Output>
+where
+    F: Future + 'static,
+    F::Output: 'static,
+{
+    let h = CURRENT.try_with(|c| c.borrow().clone()).ok().flatten();
+    match h {
+        Some(h) => h.spawn(future),
+        None => panic!(
+            "spawn_local called outside of a LocalSet: run the code inside \
+             LocalSet::run_until(..) or LocalSet::block_on(&rt, ..), or spawn with \
+             LocalSet::spawn_local"
+        ),
+    }
+}
+
+/// The future of [`LocalSet::run_until`].
+pub struct RunUntil<'a, F> {
+    set: &'a LocalSet,
+    future: F,
+}
+
+impl<F> std::fmt::Debug for RunUntil<'_, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunUntil").finish_non_exhaustive()
+    }
+}
+
+impl<F: Future> Future for RunUntil<'_, F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        // SAFETY: `future` is structurally pinned: it is never moved out of `self`; `set` is a
+        // plain reference.
+        let this = unsafe { self.get_unchecked_mut() };
+        let handle = &this.set.handle;
+        let shared = &handle.shared;
+        let _enter = Enter::new(handle);
+        {
+            let mut w = shared.waker.lock().unwrap();
+            if !w.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                *w = Some(cx.waker().clone());
+            }
+        }
+        // SAFETY: see above.
+        let fut = unsafe { Pin::new_unchecked(&mut this.future) };
+        if let Poll::Ready(out) = fut.poll(cx) {
+            return Poll::Ready(out);
+        }
+        for _ in 0..BUDGET {
+            let task = shared
+                .queue
+                .lock()
+                .unwrap()
+                .as_mut()
+                .and_then(|q| q.pop_front());
+            match task {
+                Some(t) => t.run(),
+                None => return Poll::Pending,
+            }
+        }
+        // Out of budget with work left: let the outer scheduler run others, then come back.
+        if shared
+            .queue
+            .lock()
+            .unwrap()
+            .as_ref()
+            .is_some_and(|q| !q.is_empty())
+        {
+            cx.waker().wake_by_ref();
+        }
+        Poll::Pending
+    }
+}
+
+impl Schedule for Handle {
+    fn release(&self, task: &Task<Handle>) -> Option<Task<Handle>> {
+        self.shared.owned.remove(task)
+    }
+
+    fn schedule(&self, task: Notified<Handle>) {
+        {
+            let mut q = self.shared.queue.lock().unwrap();
+            match q.as_mut() {
+                Some(q) => q.push_back(task),
+                None => {
+                    // Dropped set: its list has cancelled the task.
+                    drop(q);
+                    drop(task);
+                    return;
+                }
+            }
+        }
+        if self.is_current() {
+            // The driver is in its poll on this thread and re-checks the queue.
+            return;
+        }
+        let w = self.shared.waker.lock().unwrap().clone();
+        if let Some(w) = w {
+            w.wake();
+        }
+    }
+}
