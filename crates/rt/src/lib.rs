@@ -16,6 +16,7 @@
 mod builder;
 mod context;
 mod handle;
+mod macros;
 mod runtime;
 pub mod task;
 
@@ -24,6 +25,11 @@ pub use context::EnterGuard;
 pub use handle::Handle;
 pub use rt_macros::{main, test};
 pub use runtime::Runtime;
+
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::macros::MaybeDone;
+}
 
 /// Networking: TCP, UDP and Unix sockets.
 pub use rt_io::net;

@@ -1,0 +1,7 @@
+//! `join!` and `try_join!`, and the `#[doc(hidden)]` helpers their expansions name through
+//! `$crate::__private`.
+
+mod join;
+mod maybe_done;
+
+pub use maybe_done::MaybeDone;
