@@ -28,7 +28,8 @@ pub use runtime::Runtime;
 
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::macros::MaybeDone;
+    pub use crate::macros::{thread_rng_n, Disabled, MaybeDone, Out};
+    pub use rt_macros::select_clean_pattern;
 }
 
 /// Networking: TCP, UDP and Unix sockets.
