@@ -10,6 +10,8 @@ pub use rt_core::task::{id, try_id, AbortHandle, Id, JoinError, JoinHandle};
 pub use crate::{spawn, spawn_blocking};
 mod join_set;
 pub use join_set::JoinSet;
+mod group;
+pub use group::{GroupError, PanicPayload, TaskGroup};
 
 /// Yields to the scheduler once: the task goes to the back of its worker's queue and runs
 /// again after the tasks queued before it.
