@@ -32,6 +32,7 @@
 //! Code map: `entry.rs` checks the function and writes the expansion, `config.rs` parses the options,
 //! `errors.rs` gathers several errors into one.
 
+mod clean_pattern;
 mod config;
 mod entry;
 mod errors;
@@ -70,4 +71,12 @@ pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn test(args: TokenStream, item: TokenStream) -> TokenStream {
     entry::expand(EntryKind::Test, args.into(), item.into()).into()
+}
+
+/// The pattern of an `rt::select!` branch without `ref` and `mut` binding modes (an
+/// implementation detail of `select!`, not a public API).
+#[doc(hidden)]
+#[proc_macro]
+pub fn select_clean_pattern(input: TokenStream) -> TokenStream {
+    clean_pattern::clean(input.into()).into()
 }

@@ -64,6 +64,9 @@ impl Barrier {
     }
 
     /// Arrives and waits for the other `n - 1` tasks of this generation.
+    ///
+    /// # Cancel safety
+    /// Not cancel safe: a task that has arrived counts towards the barrier even if the future is dropped before the barrier releases.
     pub async fn wait(&self) -> BarrierWaitResult {
         let Some((generation, notified)) = self.arrive() else {
             rt_core::coop::consume_budget().await;

@@ -208,6 +208,9 @@ impl<T: Clone> Receiver<T> {
     /// Receives the next value; see [`RecvError`] for lag and close.
     ///
     /// Cancel-safe: dropping the future before it completes skips no value.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: dropping the future before it completes loses nothing: a message is consumed only when the future returns it.
     pub fn recv(&mut self) -> RecvFuture<'_, T> {
         RecvFuture {
             rx: self,

@@ -57,6 +57,9 @@ impl Condvar {
     ///
     /// Cancel-safe in the sense that dropping the future releases everything it holds; the guard
     /// passed in is gone either way.
+    ///
+    /// # Cancel safety
+    /// Cancel safe in that no notification is consumed by a dropped waiter, but the guard passed in is dropped with the future: the mutex is not held afterwards.
     pub async fn wait<'a, T>(&self, guard: MutexGuard<'a, T>) -> MutexGuard<'a, T> {
         let mutex = MutexGuard::mutex(&guard);
         let mut notified = pin!(self.notify.notified());
@@ -67,6 +70,9 @@ impl Condvar {
     }
 
     /// Waits until `condition` returns false, checking it under the lock before each wait.
+    ///
+    /// # Cancel safety
+    /// As `wait`: the guard is dropped with the future.
     pub async fn wait_while<'a, T>(
         &self,
         mut guard: MutexGuard<'a, T>,
@@ -86,6 +92,9 @@ impl Condvar {
     ///
     /// Outside an rt runtime (the timer needs one).
     #[cfg(feature = "time")]
+    ///
+    /// # Cancel safety
+    /// As `wait`: the guard is dropped with the future.
     pub async fn wait_timeout<'a, T>(
         &self,
         guard: MutexGuard<'a, T>,

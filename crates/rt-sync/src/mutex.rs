@@ -66,6 +66,9 @@ impl<T> Mutex<T> {
 
     /// Waits for the lock, FIFO with other waiters. Cancel-safe: dropping the future gives up its
     /// place, and a lock already handed to it passes to the next waiter.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: dropping the future before it completes loses nothing; the waiter leaves the queue (it loses its place in the fair order).
     pub async fn lock(&self) -> MutexGuard<'_, T> {
         if self.s.acquire_raw(1).await.is_err() {
             unreachable!("a mutex's semaphore is never closed");
@@ -82,6 +85,9 @@ impl<T> Mutex<T> {
     }
 
     /// [`Mutex::lock`] for a mutex behind an `Arc`: the guard owns a clone and is `'static`.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: dropping the future before it completes loses nothing; the waiter leaves the queue.
     pub async fn lock_owned(self: Arc<Self>) -> OwnedMutexGuard<T> {
         if self.s.acquire_raw(1).await.is_err() {
             unreachable!("a mutex's semaphore is never closed");

@@ -105,6 +105,9 @@ impl Notify {
     /// A future that completes when this `Notify` notifies it. Calls to
     /// [`Notify::notify_waiters`] made after this returns are seen even before the first poll;
     /// `notify_one` is seen once the future is polled or [`Notified::enable`]d.
+    ///
+    /// # Cancel safety
+    /// Cancel safe in tokio's sense: a `Notified` dropped after it was handed a `notify_one` permit passes that permit on to the next waiter, so no notification is lost.
     pub fn notified(&self) -> Notified<'_> {
         Notified {
             notify: self,

@@ -340,6 +340,9 @@ pub struct Sender<T> {
 }
 
 /// Receives the one value: a future of `Result<T, RecvError>`.
+///
+/// # Cancel safety
+/// Cancel safe: awaiting `&mut receiver` in a `select!` and dropping that future loses nothing; the value stays for the next await.
 pub struct Receiver<T> {
     /// `None` once the future has completed: nothing is left to close or drop. While `Some`,
     /// `RX_GONE` is clear and the cell is alive.
@@ -411,6 +414,9 @@ impl<T> Sender<T> {
     }
 
     /// Waits until the receiver goes away or closes.
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
     pub async fn closed(&mut self) {
         std::future::poll_fn(|cx| self.poll_closed(cx)).await
     }

@@ -56,12 +56,18 @@ impl<T> RwLock<T> {
     }
 
     /// Waits for shared access, behind any writer queued earlier.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: dropping the future before it completes loses nothing; the waiter leaves the queue (it loses its place in the fair order).
     pub async fn read(&self) -> RwLockReadGuard<'_, T> {
         self.acquire(1).await;
         RwLockReadGuard { lock: self }
     }
 
     /// Waits for exclusive access, FIFO with other readers and writers.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: dropping the future before it completes loses nothing; the waiter leaves the queue (it loses its place in the fair order).
     pub async fn write(&self) -> RwLockWriteGuard<'_, T> {
         self.acquire(MAX_READS).await;
         RwLockWriteGuard { lock: self }
@@ -80,12 +86,18 @@ impl<T> RwLock<T> {
     }
 
     /// [`RwLock::read`] for a lock behind an `Arc`: the guard owns a clone.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: dropping the future before it completes loses nothing; the waiter leaves the queue.
     pub async fn read_owned(self: Arc<Self>) -> OwnedRwLockReadGuard<T> {
         self.acquire(1).await;
         OwnedRwLockReadGuard { lock: self }
     }
 
     /// [`RwLock::write`] for a lock behind an `Arc`: the guard owns a clone.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: dropping the future before it completes loses nothing; the waiter leaves the queue.
     pub async fn write_owned(self: Arc<Self>) -> OwnedRwLockWriteGuard<T> {
         self.acquire(MAX_READS).await;
         OwnedRwLockWriteGuard { lock: self }

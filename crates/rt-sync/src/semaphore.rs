@@ -204,6 +204,9 @@ impl Semaphore {
     ///
     /// Cancel-safe: dropping the future gives up its place, and permits already assigned to it go
     /// to the next waiter.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: dropping the future before it completes loses nothing: permits are only taken when the future returns them; it loses its place in the queue.
     pub async fn acquire(&self) -> Result<SemaphorePermit<'_>, AcquireError> {
         self.acquire_raw(1).await?;
         Ok(SemaphorePermit {
@@ -213,6 +216,9 @@ impl Semaphore {
     }
 
     /// Waits for `n` permits at once. While it waits at the head, later acquires wait behind it.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: dropping the future before it completes loses nothing: permits gathered so far go back to the semaphore; it loses its place in the queue.
     pub async fn acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, AcquireError> {
         self.acquire_raw(n as usize).await?;
         Ok(SemaphorePermit {
@@ -236,11 +242,17 @@ impl Semaphore {
     }
 
     /// [`Semaphore::acquire`] for a semaphore behind an `Arc`: the permit owns a clone.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: dropping the future before it completes loses nothing; it loses its place in the queue.
     pub async fn acquire_owned(self: Arc<Self>) -> Result<OwnedSemaphorePermit, AcquireError> {
         self.acquire_many_owned(1).await
     }
 
     /// [`Semaphore::acquire_many`] for a semaphore behind an `Arc`.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: dropping the future before it completes loses nothing; permits gathered so far go back; it loses its place in the queue.
     pub async fn acquire_many_owned(
         self: Arc<Self>,
         n: u32,

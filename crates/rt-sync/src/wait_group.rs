@@ -77,6 +77,9 @@ impl WaitGroup {
     }
 
     /// Waits until the count is zero.
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
     pub async fn wait(&self) {
         loop {
             let notified = self.notify.notified();

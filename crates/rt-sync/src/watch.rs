@@ -297,6 +297,9 @@ impl<T> Receiver<T> {
     /// nothing new remains.
     ///
     /// Cancel-safe: dropping the future before it completes marks nothing seen.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: the version seen is marked only when the future returns.
     pub fn changed(&mut self) -> Changed<'_, T> {
         Changed {
             rx: self,

@@ -16,6 +16,7 @@
 mod builder;
 mod context;
 mod handle;
+mod macros;
 pub mod runtime;
 pub mod task;
 mod unhandled;
@@ -26,6 +27,12 @@ pub use handle::Handle;
 pub use rt_macros::{main, test};
 pub use runtime::Runtime;
 pub use unhandled::UnhandledPanic;
+
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::macros::{thread_rng_n, Disabled, MaybeDone, Out};
+    pub use rt_macros::select_clean_pattern;
+}
 
 /// Networking: TCP, UDP and Unix sockets.
 pub use rt_io::net;

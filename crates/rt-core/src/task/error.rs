@@ -17,14 +17,18 @@ enum Repr {
 }
 
 impl JoinError {
-    pub(crate) fn cancelled(id: Id) -> JoinError {
+    /// The error of a task that was cancelled (for task sets that record outcomes themselves).
+    #[doc(hidden)]
+    pub fn cancelled(id: Id) -> JoinError {
         JoinError {
             repr: Repr::Cancelled,
             id,
         }
     }
 
-    pub(crate) fn panic(id: Id, payload: Box<dyn Any + Send + 'static>) -> JoinError {
+    /// The error of a task that panicked with `payload`.
+    #[doc(hidden)]
+    pub fn panic(id: Id, payload: Box<dyn Any + Send + 'static>) -> JoinError {
         JoinError {
             repr: Repr::Panic(payload),
             id,

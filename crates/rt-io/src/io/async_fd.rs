@@ -76,16 +76,25 @@ impl<T: AsRawFd> AsyncFd<T> {
     }
 
     /// Waits until the fd is readable (or closed, or in error).
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
     pub async fn readable(&self) -> io::Result<AsyncFdReadyGuard<'_, T>> {
         self.ready(Interest::READABLE).await
     }
 
     /// Waits until the fd is writable (or closed, or in error).
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
     pub async fn writable(&self) -> io::Result<AsyncFdReadyGuard<'_, T>> {
         self.ready(Interest::WRITABLE).await
     }
 
     /// Waits until the fd is ready for any of `interest`.
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
     pub async fn ready(&self, interest: Interest) -> io::Result<AsyncFdReadyGuard<'_, T>> {
         let event = self.registration.ready(interest).await?;
         Ok(AsyncFdReadyGuard {

@@ -12,6 +12,9 @@ macro_rules! impl_stream_read {
         impl<$($gen)*> $ty {
             /// Reads into `buf`, waiting until some data is available. Returns the number of bytes
             /// read; 0 means the peer closed its write side (or `buf` is empty).
+            ///
+            /// # Cancel safety
+            /// Cancel safe: if dropped before it completes, no data was read.
             pub async fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
                 let $s = &*self;
                 let stream = $stream;
@@ -19,6 +22,9 @@ macro_rules! impl_stream_read {
             }
 
             /// Reads exactly `buf.len()` bytes. Fails with `UnexpectedEof` if the stream ends first.
+            ///
+            /// # Cancel safety
+            /// Not cancel safe: bytes read before the future is dropped are lost.
             pub async fn read_exact(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
                 let $s = &*self;
                 let stream = $stream;
@@ -53,6 +59,9 @@ macro_rules! impl_stream_write {
         impl<$($gen)*> $ty {
             /// Writes some of `buf`, waiting until the socket accepts data. Returns the number of
             /// bytes written.
+            ///
+            /// # Cancel safety
+            /// Cancel safe: if dropped before it completes, no data was written.
             pub async fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
                 let $s = &*self;
                 let stream = $stream;
@@ -60,6 +69,9 @@ macro_rules! impl_stream_write {
             }
 
             /// Writes all of `buf`.
+            ///
+            /// # Cancel safety
+            /// Not cancel safe: if dropped, an unknown prefix of the buffer may have been written.
             pub async fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
                 let $s = &*self;
                 let stream = $stream;
@@ -76,12 +88,18 @@ macro_rules! impl_stream_write {
             }
 
             /// Flushes: a no-op, writes go straight to the socket.
+            ///
+            /// # Cancel safety
+            /// Cancel safe.
             pub async fn flush(&mut self) -> std::io::Result<()> {
                 Ok(())
             }
 
             /// Shuts down the write side: the peer reads end-of-stream once it has read
             /// everything written before.
+            ///
+            /// # Cancel safety
+            /// Cancel safe.
             pub async fn shutdown(&mut self) -> std::io::Result<()> {
                 let $s = &*self;
                 $stream.shutdown_write_priv()

@@ -46,6 +46,9 @@ impl UdpSocket {
     }
 
     /// Sends `buf` to the connected peer.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: if dropped before it completes, no datagram was sent.
     pub async fn send(&self, buf: &[u8]) -> io::Result<usize> {
         let sys = self.io.get_ref();
         self.io
@@ -55,6 +58,9 @@ impl UdpSocket {
     }
 
     /// Receives one datagram from the connected peer into `buf` (excess bytes are discarded).
+    ///
+    /// # Cancel safety
+    /// Cancel safe: if dropped before it completes, no datagram was received.
     pub async fn recv(&self, buf: &mut [u8]) -> io::Result<usize> {
         let sys = self.io.get_ref();
         self.io
@@ -64,6 +70,9 @@ impl UdpSocket {
     }
 
     /// Sends `buf` to `target`.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: if dropped before it completes, no datagram was sent.
     pub async fn send_to(&self, buf: &[u8], target: impl ToSocketAddrs) -> io::Result<usize> {
         let target = addr::resolve(target)?[0];
         let sys = self.io.get_ref();
@@ -74,6 +83,9 @@ impl UdpSocket {
     }
 
     /// Receives one datagram into `buf`, with its sender.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: if dropped before it completes, no datagram was received.
     pub async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
         let sys = self.io.get_ref();
         self.io
@@ -83,6 +95,9 @@ impl UdpSocket {
     }
 
     /// Waits until a receive may not block.
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
     pub async fn readable(&self) -> io::Result<()> {
         self.io
             .registration()
@@ -92,6 +107,9 @@ impl UdpSocket {
     }
 
     /// Waits until a send may not block.
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
     pub async fn writable(&self) -> io::Result<()> {
         self.io
             .registration()

@@ -96,6 +96,9 @@ impl Interval {
     /// Completes at the next tick, returning the instant the tick was scheduled for.
     ///
     /// Cancel safe: dropping the future before it completes loses no tick.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: a tick is consumed only when the future returns it.
     pub async fn tick(&mut self) -> Instant {
         poll_fn(|cx| self.poll_tick(cx)).await
     }

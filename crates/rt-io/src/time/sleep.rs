@@ -29,6 +29,9 @@ use super::wheel::Key;
 /// # }
 /// ```
 #[track_caller]
+///
+/// # Cancel safety
+/// Cancel safe: dropping a `Sleep` just cancels the timer.
 pub fn sleep(duration: Duration) -> Sleep {
     let deadline = Instant::now()
         .checked_add(duration)
@@ -42,6 +45,9 @@ pub fn sleep(duration: Duration) -> Sleep {
 ///
 /// Outside an rt runtime.
 #[track_caller]
+///
+/// # Cancel safety
+/// Cancel safe.
 pub fn sleep_until(deadline: Instant) -> Sleep {
     Sleep::new_in(TimeHandle::current(), deadline)
 }

@@ -117,6 +117,9 @@ impl<T> Sender<T> {
     /// Sends `value`, waiting for room (for a rendezvous, for a receiver to take it).
     ///
     /// Cancel-safe: if the future is dropped before it completes, the value was not sent.
+    ///
+    /// # Cancel safety
+    /// Not cancel safe: the value moves into the future, so dropping it before it completes drops the value (the channel never received it).
     pub fn send(&self, value: T) -> SendFuture<'_, T> {
         SendFuture {
             chan: &self.chan,
@@ -136,6 +139,9 @@ impl<T> Receiver<T> {
     /// Receives the next value; `None` once the channel is closed and drained.
     ///
     /// Cancel-safe: if the future is dropped before it completes, no value was taken.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: dropping the future before it completes loses nothing: no message is taken from the channel unless the future returns it.
     pub fn recv(&self) -> RecvFuture<'_, T> {
         RecvFuture {
             chan: &self.chan,

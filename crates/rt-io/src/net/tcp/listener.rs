@@ -43,6 +43,9 @@ impl TcpListener {
     /// An error from `accept(2)` — `EMFILE` when the process is out of file descriptors, say — is
     /// returned as is and the listener stays usable: the pending connections stay queued, and the
     /// next `accept` tries again at once.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: if dropped before it completes, no connection was taken from the backlog.
     pub async fn accept(&self) -> io::Result<(TcpStream, SocketAddr)> {
         let l = self.io.get_ref();
         let (stream, peer) = self

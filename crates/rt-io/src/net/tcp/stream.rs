@@ -118,6 +118,9 @@ impl TcpStream {
     }
 
     /// Reads into `buf` without removing the data from the socket, waiting until there is some.
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
     pub async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
         let sys = self.io.get_ref();
         self.io
@@ -127,16 +130,25 @@ impl TcpStream {
     }
 
     /// Waits until the stream is ready for any of `interest`, and says what it is ready for.
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
     pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
         Ok(self.io.registration().ready(interest).await?.ready)
     }
 
     /// Waits until a read may not block (then use [`TcpStream::try_read`]).
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
     pub async fn readable(&self) -> io::Result<()> {
         self.ready(Interest::READABLE).await.map(drop)
     }
 
     /// Waits until a write may not block (then use [`TcpStream::try_write`]).
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
     pub async fn writable(&self) -> io::Result<()> {
         self.ready(Interest::WRITABLE).await.map(drop)
     }

@@ -49,6 +49,9 @@ impl UnixDatagram {
     }
 
     /// Sends `buf` to the socket at `path`.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: if dropped before it completes, no datagram was sent.
     pub async fn send_to(&self, buf: &[u8], path: impl AsRef<Path>) -> io::Result<usize> {
         let sys = self.io.get_ref();
         let path = path.as_ref();
@@ -59,6 +62,9 @@ impl UnixDatagram {
     }
 
     /// Receives one datagram into `buf`, with its sender.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: if dropped before it completes, no datagram was received.
     pub async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
         let sys = self.io.get_ref();
         self.io
@@ -68,6 +74,9 @@ impl UnixDatagram {
     }
 
     /// Sends `buf` to the connected peer.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: if dropped before it completes, no datagram was sent.
     pub async fn send(&self, buf: &[u8]) -> io::Result<usize> {
         let sys = self.io.get_ref();
         self.io
@@ -77,6 +86,9 @@ impl UnixDatagram {
     }
 
     /// Receives one datagram into `buf`.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: if dropped before it completes, no datagram was received.
     pub async fn recv(&self, buf: &mut [u8]) -> io::Result<usize> {
         let sys = self.io.get_ref();
         self.io

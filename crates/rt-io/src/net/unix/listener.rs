@@ -34,6 +34,9 @@ impl UnixListener {
     }
 
     /// Waits for the next connection. Errors leave the listener usable (see `TcpListener::accept`).
+    ///
+    /// # Cancel safety
+    /// Cancel safe: if dropped before it completes, no connection was taken from the backlog.
     pub async fn accept(&self) -> io::Result<(UnixStream, SocketAddr)> {
         let sys = self.io.get_ref();
         let (stream, peer) = self

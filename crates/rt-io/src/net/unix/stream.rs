@@ -66,16 +66,25 @@ impl UnixStream {
     }
 
     /// Waits until the stream is ready for any of `interest`, and says what it is ready for.
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
     pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
         Ok(self.io.registration().ready(interest).await?.ready)
     }
 
     /// Waits until a read may not block.
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
     pub async fn readable(&self) -> io::Result<()> {
         self.ready(Interest::READABLE).await.map(drop)
     }
 
     /// Waits until a write may not block.
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
     pub async fn writable(&self) -> io::Result<()> {
         self.ready(Interest::WRITABLE).await.map(drop)
     }

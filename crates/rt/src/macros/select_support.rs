@@ -1,0 +1,44 @@
+//! What `select!` expansions name through `$crate::__private`: the nested output enum, the
+//! "all branches disabled" marker and the thread-local random start branch.
+
+use std::cell::Cell;
+
+/// The output of one `select!` call: branch `k` finished with `There^k(Here(value))`, and
+/// `There^n(Disabled)` means every branch was disabled. Nesting instead of one generated enum
+/// keeps `select!` a `macro_rules!` macro. Not part of the public API.
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum Out<A, R> {
+    /// This branch finished with this value.
+    Here(A),
+    /// A later branch (or none) finished.
+    There(R),
+}
+
+/// Every branch of a `select!` was disabled. Not part of the public API.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Disabled;
+
+rt_core::sync::thread_local! {
+    static RNG: Cell<u32> = const { Cell::new(0) };
+}
+
+/// A random number in `0..n` from a per-thread xorshift32 generator (seeded from the thread's
+/// address of the generator on first use): where a non-`biased` `select!` starts polling.
+#[doc(hidden)]
+pub fn thread_rng_n(n: u32) -> u32 {
+    RNG.with(|rng| {
+        let mut x = rng.get();
+        if x == 0 {
+            // Any non-zero seed works; the address differs between threads.
+            x = (rng as *const Cell<u32> as usize as u32) | 1;
+        }
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        rng.set(x);
+        // Lemire's multiply-shift: uniform enough for choosing a start branch.
+        ((u64::from(x) * u64::from(n)) >> 32) as u32
+    })
+}

@@ -1,0 +1,121 @@
+//! `rt::join!` and `rt::try_join!`: all futures run concurrently in the calling task, outputs
+//! come back as a tuple in declaration order, and `try_join!` returns the first `Err` and drops
+//! the rest.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+fn rt() -> rt::Runtime {
+    rt::Builder::new_current_thread().build().unwrap()
+}
+
+/// Counts its drops.
+struct DropCount(Arc<AtomicUsize>);
+
+impl Drop for DropCount {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn join_returns_outputs_in_order() {
+    let out = rt().block_on(async {
+        rt::join!(
+            async {
+                rt::task::yield_now().await;
+                1u8
+            },
+            async { "two" },
+            async {
+                rt::task::yield_now().await;
+                rt::task::yield_now().await;
+                3.0f32
+            },
+        )
+    });
+    assert_eq!(out, (1, "two", 3.0));
+}
+
+#[test]
+fn join_runs_futures_concurrently_in_one_task() {
+    // Each side waits for the other: this only finishes if both are polled concurrently.
+    rt().block_on(async {
+        let (tx_a, rx_a) = rt::sync::oneshot::channel::<u8>();
+        let (tx_b, rx_b) = rt::sync::oneshot::channel::<u8>();
+        let (a, b) = rt::join!(
+            async move {
+                tx_a.send(1).unwrap();
+                rx_b.await.unwrap()
+            },
+            async move {
+                let got = rx_a.await.unwrap();
+                tx_b.send(got + 1).unwrap();
+                got
+            }
+        );
+        assert_eq!((a, b), (2, 1));
+    });
+}
+
+#[test]
+fn join_sixteen_futures() {
+    let out = rt().block_on(async {
+        rt::join!(
+            async { 0 },
+            async { 1 },
+            async { 2 },
+            async { 3 },
+            async { 4 },
+            async { 5 },
+            async { 6 },
+            async { 7 },
+            async { 8 },
+            async { 9 },
+            async { 10 },
+            async { 11 },
+            async { 12 },
+            async { 13 },
+            async { 14 },
+            async { 15 }
+        )
+    });
+    let (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p) = out;
+    assert_eq!(
+        [a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p],
+        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
+    );
+}
+
+#[test]
+fn try_join_all_ok() {
+    let out: Result<(u8, &str), ()> =
+        rt().block_on(async { rt::try_join!(async { Ok(1) }, async { Ok("two") }) });
+    assert_eq!(out, Ok((1, "two")));
+}
+
+#[test]
+fn try_join_returns_first_err_and_drops_the_rest() {
+    let drops = Arc::new(AtomicUsize::new(0));
+    let guard = DropCount(drops.clone());
+    let out: Result<((), u8), &str> = rt().block_on(async {
+        rt::try_join!(
+            async move {
+                let _guard = guard;
+                // Never finishes on its own.
+                std::future::pending::<()>().await;
+                Ok(())
+            },
+            async {
+                rt::task::yield_now().await;
+                Err("failed")
+            }
+        )
+    });
+    assert_eq!(out, Err("failed"));
+    assert_eq!(
+        drops.load(Ordering::SeqCst),
+        1,
+        "the pending future was dropped"
+    );
+}
