@@ -15,3 +15,5 @@ pub mod coop;
 pub mod pool;
 pub mod sync;
 pub mod task;
+#[doc(hidden)]
+pub mod test_support;

@@ -111,6 +111,13 @@ mod imp {
 
 pub use imp::*;
 
+/// std's `Arc`, under loom too, for the one place a std `Arc` is required on purpose: an `Arc`
+/// the *user* owns and passes as a method receiver (`self: Arc<Self>` in rt-sync's
+/// `acquire_owned`, `lock_owned`, `read_owned`, …, tokio's shapes). Only std's `Arc` can be a
+/// receiver, and a user's `Arc` around a lock is not runtime-internal shared state: the
+/// protocols loom must see are the lock's own atomics and cells, which do come from this shim.
+pub use std::sync::Arc as StdArc;
+
 /// `thread_local!` that is std's normally and loom's under `cfg(loom)` (each loom thread then
 /// gets its own value). Accepts `= const { .. }` initialisers (const under std, plain under
 /// loom, which has no const form).

@@ -15,11 +15,7 @@ use std::fmt;
 /// Makes `n` tasks wait for each other; reusable once a generation completes.
 ///
 /// ```
-/// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
-/// #     let mut f = std::pin::pin!(f);
-/// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-/// #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v } }
-/// # }
+/// # use rt_core::test_support::block_on;
 /// use rt_sync::barrier::Barrier;
 ///
 /// let barrier = Barrier::new(1);

@@ -9,11 +9,7 @@
 //! under it. A `send` wakes every waiting receiver, after releasing the lock.
 //!
 //! ```
-//! # fn block_on<F: std::future::Future>(f: F) -> F::Output {
-//! #     let mut f = std::pin::pin!(f);
-//! #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-//! #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
-//! # }
+//! # use rt_core::test_support::block_on;
 //! use rt_sync::broadcast::{self, RecvError};
 //! let (tx, mut rx) = broadcast::channel(2);
 //! for i in 0..3 {

@@ -21,11 +21,7 @@ use std::{future::Future, task::Poll, time::Duration};
 /// A condition variable tasks wait on with a [`MutexGuard`].
 ///
 /// ```
-/// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
-/// #     let mut f = std::pin::pin!(f);
-/// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-/// #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v } }
-/// # }
+/// # use rt_core::test_support::block_on;
 /// use rt_sync::{condvar::Condvar, mutex::Mutex};
 /// use std::{future::Future, pin::pin, task::{Context, Waker}};
 ///

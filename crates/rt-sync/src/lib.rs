@@ -5,8 +5,9 @@
 //! future is cancellation-safe: dropping it mid-wait loses no permit and no value.
 //!
 //! Architecture invariant: rt-sync does not depend on rt-sched. It names rt-io for one thing
-//! only, the timer behind `Condvar::wait_timeout` (cargo feature `time`, on by default);
-//! without that feature it depends on rt-core alone and runs on any executor.
+//! only, the timer behind `Condvar::wait_timeout` (cargo feature `time`, off by default and
+//! turned on by the `rt` facade); without that feature it depends on rt-core alone and runs on
+//! any executor.
 
 // Locks and coordination (semaphore is the base the locks are built on).
 pub mod barrier;

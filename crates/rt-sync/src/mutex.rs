@@ -13,16 +13,13 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
 use std::ops::{Deref, DerefMut};
-use std::sync::Arc;
+// A user-owned `Arc` receiver must be std's: see `rt_core::sync::StdArc`.
+use rt_core::sync::StdArc as Arc;
 
 /// An async mutex whose guard may be held across `.await`.
 ///
 /// ```
-/// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
-/// #     let mut f = std::pin::pin!(f);
-/// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-/// #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v } }
-/// # }
+/// # use rt_core::test_support::block_on;
 /// use rt_sync::mutex::Mutex;
 ///
 /// let m = Mutex::new(1);

@@ -33,11 +33,7 @@ use std::task::{ready, Context, Poll, Waker};
 /// Wakes tasks waiting in [`Notify::notified`].
 ///
 /// ```
-/// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
-/// #     let mut f = std::pin::pin!(f);
-/// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-/// #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v } }
-/// # }
+/// # use rt_core::test_support::block_on;
 /// use rt_sync::notify::Notify;
 ///
 /// let notify = Notify::new();

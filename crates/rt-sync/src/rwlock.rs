@@ -10,7 +10,8 @@ use crate::semaphore::Semaphore;
 use rt_core::sync::UnsafeCell;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
-use std::sync::Arc;
+// A user-owned `Arc` receiver must be std's: see `rt_core::sync::StdArc`.
+use rt_core::sync::StdArc as Arc;
 
 /// The most readers that may hold the lock at once (the writer takes all of them).
 pub const MAX_READS: u32 = u32::MAX >> 3;
@@ -18,11 +19,7 @@ pub const MAX_READS: u32 = u32::MAX >> 3;
 /// An async reader-writer lock, FIFO between readers and writers.
 ///
 /// ```
-/// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
-/// #     let mut f = std::pin::pin!(f);
-/// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-/// #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v } }
-/// # }
+/// # use rt_core::test_support::block_on;
 /// use rt_sync::rwlock::RwLock;
 ///
 /// let lock = RwLock::new(5);

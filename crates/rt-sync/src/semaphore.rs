@@ -44,7 +44,8 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::ptr::NonNull;
-use std::sync::Arc;
+// A user-owned `Arc` receiver must be std's: see `rt_core::sync::StdArc`.
+use rt_core::sync::StdArc as Arc;
 use std::task::{ready, Context, Poll, Waker};
 
 /// The semaphore is closed: no permit will be handed out any more.
@@ -57,11 +58,7 @@ const SHIFT: usize = 2;
 /// An async counting semaphore with FIFO waiters.
 ///
 /// ```
-/// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
-/// #     let mut f = std::pin::pin!(f);
-/// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-/// #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v } }
-/// # }
+/// # use rt_core::test_support::block_on;
 /// use rt_sync::semaphore::Semaphore;
 ///
 /// let sem = Semaphore::new(2);

@@ -19,11 +19,7 @@
 //! before taking that lock to wake them, so no wake-up is lost.
 //!
 //! ```
-//! # fn block_on<F: std::future::Future>(f: F) -> F::Output {
-//! #     let mut f = std::pin::pin!(f);
-//! #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-//! #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
-//! # }
+//! # use rt_core::test_support::block_on;
 //! let (tx, mut rx) = rt_sync::watch::channel("hello");
 //! tx.send("world").unwrap();
 //! block_on(async {

@@ -84,20 +84,9 @@ impl Wake for Flag {
     }
 }
 
-/// Blocks on `f`, parking the thread between polls.
-pub fn block_on<F: Future>(f: F) -> F::Output {
-    let mut f = pin!(f);
-    loop {
-        let flag = Flag::new();
-        let waker = Waker::from(flag.clone());
-        if let Poll::Ready(v) = f.as_mut().poll(&mut Context::from_waker(&waker)) {
-            return v;
-        }
-        while !flag.is_woken() {
-            thread::park();
-        }
-    }
-}
+/// Runs a future to completion on this thread, blocking between polls (the workspace's one copy).
+#[allow(unused_imports)] // each test file uses a different subset
+pub use rt_core::test_support::block_on;
 
 /// Polls `f` once with `flag`'s waker.
 pub fn poll_once<F: Future + ?Sized>(f: Pin<&mut F>, flag: &Arc<Flag>) -> Poll<F::Output> {

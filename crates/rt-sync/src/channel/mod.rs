@@ -14,12 +14,7 @@
 //! beyond), so sending allocates nothing; waiting clones the task's waker, and only waiting does.
 //!
 //! ```
-//! # fn block_on<F: std::future::Future>(f: F) -> F::Output {
-//! #     let mut f = std::pin::pin!(f);
-//! #     let waker = std::task::Waker::noop();
-//! #     let mut cx = std::task::Context::from_waker(waker);
-//! #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
-//! # }
+//! # use rt_core::test_support::block_on;
 //! let (tx, rx) = rt_sync::channel::bounded(2);
 //! block_on(async {
 //!     tx.send(1).await.unwrap();

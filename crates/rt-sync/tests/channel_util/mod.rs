@@ -4,7 +4,7 @@
 #![allow(dead_code)] // each test file uses a different subset
 
 use std::future::Future;
-use std::pin::{pin, Pin};
+use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
@@ -21,18 +21,9 @@ impl Wake for Unparker {
     }
 }
 
-/// Runs `fut` to completion on this thread, parking between polls.
-pub fn block_on<F: Future>(fut: F) -> F::Output {
-    let mut fut = pin!(fut);
-    let waker = Waker::from(Arc::new(Unparker(thread::current())));
-    let mut cx = Context::from_waker(&waker);
-    loop {
-        if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
-            return v;
-        }
-        thread::park();
-    }
-}
+/// Runs a future to completion on this thread, blocking between polls (the workspace's one copy).
+#[allow(unused_imports)] // each test file uses a different subset
+pub use rt_core::test_support::block_on;
 
 /// A waker that counts its wake-ups.
 #[derive(Default)]

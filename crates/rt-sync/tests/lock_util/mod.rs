@@ -4,10 +4,9 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
-use std::thread::{self, Thread};
 
 /// A waker that counts its wake-ups.
 #[derive(Debug, Default)]
@@ -69,25 +68,6 @@ impl<'a, T> Task<'a, T> {
     }
 }
 
-/// Runs `f` to completion on this thread, parking between polls.
-pub fn block_on<F: Future>(f: F) -> F::Output {
-    struct Unpark(Thread, AtomicBool);
-    impl Wake for Unpark {
-        fn wake(self: Arc<Self>) {
-            self.1.store(true, Ordering::SeqCst);
-            self.0.unpark();
-        }
-    }
-    let unpark = Arc::new(Unpark(thread::current(), AtomicBool::new(false)));
-    let waker = Waker::from(unpark.clone());
-    let mut cx = Context::from_waker(&waker);
-    let mut f = std::pin::pin!(f);
-    loop {
-        if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
-            return v;
-        }
-        while !unpark.1.swap(false, Ordering::SeqCst) {
-            thread::park();
-        }
-    }
-}
+/// Runs a future to completion on this thread, blocking between polls (the workspace's one copy).
+#[allow(unused_imports)] // each test file uses a different subset
+pub use rt_core::test_support::block_on;
