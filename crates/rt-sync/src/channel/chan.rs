@@ -81,16 +81,7 @@ const HEAD_LEN_EVERY: usize = 32;
 const _: () = assert!(HEAD_LEN_EVERY.is_power_of_two());
 
 /// Keeps what one side writes off the other side's cache lines.
-#[derive(Debug)]
-#[repr(align(128))]
-struct Padded<T>(T);
-
-impl<T> std::ops::Deref for Padded<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        &self.0
-    }
-}
+type Padded<T> = crossbeam_utils::CachePadded<T>;
 
 /// Shared by every `Sender` and `Receiver` of one channel.
 #[derive(Debug)]
@@ -205,16 +196,16 @@ impl<T> Chan<T> {
     pub(super) fn new(cap: Option<usize>) -> Chan<T> {
         let prealloc = cap.map_or(0, |c| c.min(PREALLOCATE_MAX));
         Chan {
-            head: Padded(Mutex::new(VecDeque::with_capacity(prealloc))),
-            head_len: Padded(AtomicUsize::new(0)),
-            state: Padded(Mutex::new(State {
+            head: Padded::new(Mutex::new(VecDeque::with_capacity(prealloc))),
+            head_len: Padded::new(AtomicUsize::new(0)),
+            state: Padded::new(Mutex::new(State {
                 buf: VecDeque::with_capacity(prealloc),
                 closed: false,
                 blocked: WaitQueue::new(),
                 recv_waiters: WaitQueue::new(),
                 next_ticket: 0,
             })),
-            blocked_len: Padded(AtomicUsize::new(0)),
+            blocked_len: Padded::new(AtomicUsize::new(0)),
             recv_waiting: AtomicUsize::new(0),
             served: AtomicU64::new(0),
             cap,
