@@ -19,6 +19,7 @@
 //! - A sleep whose runtime shut down panics when polled (tokio's behaviour); see `driver.rs`.
 
 pub(crate) mod driver;
+// Public under loom only, for `loom-tests/tests/timer.rs` (loom exception 5 in `rt_core::sync`).
 #[cfg(loom)]
 #[doc(hidden)]
 pub mod entry;
