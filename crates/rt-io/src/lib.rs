@@ -1,4 +1,5 @@
-//! `rt-io`: a mio reactor on its own thread, sockets and timers.
+//! `rt-io`: a sharded mio reactor, sockets and timers. Linux only (`timerfd`, `TCP_INQ`,
+//! `SO_INCOMING_CPU`, `sched_getcpu`): elsewhere the crate stops with a `compile_error!`.
 //!
 //! # Bird's-eye view
 //!
@@ -16,10 +17,17 @@
 //! - `slab.rs` — registrations by token (index + generation).
 //! - `registration.rs` — a source's slot and shard, the edge-triggered IO loop, and the move of a
 //!   source to the shard of the worker its task runs on.
-//! - `reactor.rs` — the loop of the `rt-io` thread; `driver.rs` — starting and stopping it;
-//!   `handle.rs` — the thread's current reactor, its shards, and each thread's own shard.
+//! - `reactor.rs` — one turn of a shard, and the loop of turns of the `rt-io` thread;
+//!   `driver.rs` — starting and stopping the reactor; `handle.rs` — the thread's current
+//!   reactor, its shards, and each worker's own shard (tied to the reactor it was bound for);
+//!   `worker_driver.rs` — [`WorkerDriver`], the calls only a scheduler makes (take a turn of a
+//!   shard, unpark it, bind a worker to its shard).
+//! - `syscall.rs` — the one place a libc return value becomes an `io::Result`.
 //! - [`net`] — TCP, UDP and Unix sockets; [`io`] — [`io::AsyncFd`] for any fd.
-//! - [`time`] — timers, driven by the same thread.
+//! - [`time`] — timers, fired by every turn of every shard (their timerfd is on shard 0).
+//!
+//! Cargo feature `test-hooks` (off; rt-io's own tests turn it on): `Handle::kill_reactor_for_test`
+//! and `Handle::registration_count`. Without it no test hook is compiled into the reactor.
 //!
 //! Architecture invariants:
 //! - This is the only crate of the workspace that names mio.
@@ -27,6 +35,14 @@
 //! - A reactor that stops — shut down, or its thread panicked — never leaves a task waiting: every
 //!   waiter is woken and every IO operation then fails with an `io::Error` saying which.
 //! - Generations make a reused registration slot immune to events meant for its previous owner.
+
+// rt-io is Linux-only: the timers use `timerfd`, TCP streams `TCP_INQ`, accepted connections
+// `SO_INCOMING_CPU`, and the shards `sched_getcpu`. Say so at once rather than with a page of
+// unresolved libc names.
+#[cfg(not(target_os = "linux"))]
+compile_error!(
+    "rt targets Linux only: rt-io uses timerfd, TCP_INQ, SO_INCOMING_CPU and sched_getcpu"
+);
 
 #[macro_use]
 pub mod io;
@@ -39,7 +55,10 @@ mod registration;
 #[doc(hidden)]
 pub mod scheduled_io;
 mod slab;
+mod syscall;
 pub mod time;
+mod worker_driver;
 
 pub use driver::Driver;
 pub use handle::{EnterGuard, Handle};
+pub use worker_driver::WorkerDriver;

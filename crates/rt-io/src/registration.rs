@@ -300,7 +300,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::{Driver, Handle};
+    use crate::Driver;
 
     struct Flag(AtomicBool);
 
@@ -321,9 +321,10 @@ mod tests {
     fn a_source_follows_its_task_to_another_shard() {
         let driver = Driver::start_on_workers(2).unwrap();
         let handle = driver.handle();
+        let workers = driver.worker_driver().unwrap();
         let (ours, mut peer) = std::thread::scope(|s| {
             s.spawn(|| {
-                Handle::bind_thread(0);
+                workers.bind_thread(0);
                 let _g = handle.enter();
                 let (a, b) = std::os::unix::net::UnixStream::pair().unwrap();
                 a.set_nonblocking(true).unwrap();
@@ -339,7 +340,7 @@ mod tests {
         let flag = std::sync::Arc::new(Flag(AtomicBool::new(false)));
         std::thread::scope(|s| {
             s.spawn(|| {
-                Handle::bind_thread(1);
+                workers.bind_thread(1);
                 let _g = handle.enter();
                 let waker = Waker::from(flag.clone());
                 let mut cx = Context::from_waker(&waker);
@@ -358,14 +359,14 @@ mod tests {
         });
         peer.write_all(b"x").unwrap();
         // Shard 0 no longer sees the source's events.
-        assert!(handle.try_drive_shard(0, Some(Duration::ZERO)));
+        assert!(workers.try_drive(0, Some(Duration::ZERO), &|| false));
         assert!(!flag.0.load(StdOrdering::SeqCst));
         // Shard 1 does (bounded: a hang guard, the event is already there).
         for _ in 0..1000 {
             if flag.0.load(StdOrdering::SeqCst) {
                 break;
             }
-            assert!(handle.try_drive_shard(1, Some(Duration::from_millis(10))));
+            assert!(workers.try_drive(1, Some(Duration::from_millis(10)), &|| false));
         }
         assert!(
             flag.0.load(StdOrdering::SeqCst),
@@ -380,6 +381,7 @@ mod tests {
     fn moving_keeps_the_registration() {
         let driver = Driver::start_on_workers(2).unwrap();
         let handle = driver.handle();
+        let workers = driver.worker_driver().unwrap();
         let _g = handle.enter();
         let (a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
         a.set_nonblocking(true).unwrap();
@@ -387,15 +389,56 @@ mod tests {
             crate::io::poll_evented::PollEvented::new(mio::net::UnixStream::from_std(a)).unwrap();
         let reg = a.registration();
         let from = shard_of(reg);
-        assert!(handle.has_sources(from) && !handle.has_sources(1 - from));
+        assert!(workers.has_sources(from) && !workers.has_sources(1 - from));
         reg.move_to(from, 1 - from);
         assert_eq!(shard_of(reg), 1 - from);
-        assert!(!handle.has_sources(from) && handle.has_sources(1 - from));
+        assert!(!workers.has_sources(from) && workers.has_sources(1 - from));
         reg.move_to(1 - from, from);
         assert_eq!(shard_of(reg), from);
         assert_eq!(handle.registration_count(), 1);
         drop(a);
-        assert!(!handle.has_sources(0) && !handle.has_sources(1));
+        assert!(!workers.has_sources(0) && !workers.has_sources(1));
+    }
+
+    /// A worker's own shard belongs to the reactor it was bound for: in another reactor the
+    /// thread is like any other, so its sources go to the shards in turn and a task waiting on
+    /// it does not pull them to the shard with the same number.
+    #[test]
+    fn a_home_shard_belongs_to_its_reactor() {
+        let ours = Driver::start_on_workers(2).unwrap();
+        let other = Driver::start_on_workers(2).unwrap();
+        let (ours_h, other_h) = (ours.handle(), other.handle());
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                ours.worker_driver().unwrap().bind_thread(1);
+                assert_eq!(ours_h.home_shard(), Some(1));
+                assert_eq!(other_h.home_shard(), None);
+                let _g = other_h.enter();
+                let (a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
+                a.set_nonblocking(true).unwrap();
+                let a =
+                    crate::io::poll_evented::PollEvented::new(mio::net::UnixStream::from_std(a))
+                        .unwrap();
+                let reg = a.registration();
+                assert_eq!(
+                    shard_of(reg),
+                    0,
+                    "the first of the shards in turn, not shard 1"
+                );
+                let waker = Waker::from(std::sync::Arc::new(Flag(AtomicBool::new(false))));
+                let mut cx = Context::from_waker(&waker);
+                for _ in 0..MOVE_AFTER {
+                    assert!(reg.poll_ready(&mut cx, Direction::Read).is_pending());
+                }
+                assert_eq!(
+                    shard_of(reg),
+                    0,
+                    "no move to another reactor's shard number"
+                );
+            })
+            .join()
+            .unwrap();
+        });
     }
 
     /// An accepted stream registers on the shard whose owner runs on the CPU its packets came

@@ -7,14 +7,7 @@ use std::net::{SocketAddr, SocketAddrV4, SocketAddrV6};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::time::Duration;
 
-/// Turns a libc return value of -1 into the thread's `errno`.
-fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
-    if r == -1 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(r)
-    }
-}
+use crate::syscall::cvt;
 
 /// A new non-blocking, close-on-exec TCP socket of `domain` (`AF_INET` or `AF_INET6`).
 pub(crate) fn tcp_socket(domain: libc::c_int) -> io::Result<OwnedFd> {
@@ -41,10 +34,7 @@ pub(crate) fn recv_inq(fd: std::os::fd::RawFd, buf: &mut [u8]) -> io::Result<(us
     msg.msg_control = control.as_mut_ptr().cast();
     msg.msg_controllen = mem::size_of_val(&control) as _;
     // SAFETY: `msg` points at `iov` (describing `buf`) and `control`, all live for the call.
-    let n = unsafe { libc::recvmsg(fd, &mut msg, 0) };
-    if n < 0 {
-        return Err(io::Error::last_os_error());
-    }
+    let n = cvt(unsafe { libc::recvmsg(fd, &mut msg, 0) })?;
     let mut drained = false;
     // SAFETY: the CMSG_* walk stays inside `control`, as filled and bounded by the kernel
     // through `msg.msg_controllen`.

@@ -1,11 +1,13 @@
-//! Timers: [`sleep`], [`timeout`], [`interval`], driven by a hierarchical timing wheel on the
-//! reactor thread, with tokio's API.
+//! Timers: [`sleep`], [`timeout`], [`interval`], with tokio's API, on a hierarchical timing wheel
+//! that every reactor turn drives (whichever thread takes it: a worker driving its shard, or the
+//! `rt-io` thread); the timerfd that wakes the reactor for them is on shard 0.
 //!
 //! Code map, in the order a request travels:
 //! - `sleep.rs`: [`Sleep`], the future; it registers its timer on first poll and removes it on
 //!   drop. `timeout.rs` and `interval.rs` are built on it.
 //! - `entry.rs`: one timer's state word and waker, shared by the sleep (worker thread) and the
-//!   driver (reactor thread); the cancel-versus-fire protocol lives there, and loom checks it.
+//!   driver (the thread of a reactor turn); the cancel-versus-fire protocol lives there, and loom
+//!   checks it.
 //! - `wheel.rs`: the timing wheel, 6 levels of 64 slots over a slab; O(1) insert and remove.
 //! - `driver.rs`: the wheel under a lock, the clock (4.096 µs ticks), and how the reactor is woken
 //!   at the next deadline: a `timerfd` (`timerfd.rs`) armed from whichever thread inserts the
