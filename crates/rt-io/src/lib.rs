@@ -15,8 +15,9 @@
 //! - `scheduled_io.rs` — one registration's word and wakers, and the protocol between reactor and
 //!   tasks (modelled in `loom-tests/tests/readiness.rs`).
 //! - `slab.rs` — registrations by token (index + generation).
-//! - `registration.rs` — a source's slot and shard, the edge-triggered IO loop, and the move of a
-//!   source to the shard of the worker its task runs on.
+//! - `registration.rs` — a source's slot and shard, the edge-triggered IO loop;
+//!   `shard_word.rs` — the shard word (index and MOVING bit) and the move of a source to the
+//!   shard of the worker its task runs on (modelled in `loom-tests/tests/registration_move.rs`).
 //! - `reactor.rs` — one turn of a shard, and the loop of turns of the `rt-io` thread;
 //!   `driver.rs` — starting and stopping the reactor; `handle.rs` — the thread's current
 //!   reactor, its shards, and each worker's own shard (tied to the reactor it was bound for);
@@ -54,6 +55,8 @@ mod readiness;
 mod registration;
 #[doc(hidden)]
 pub mod scheduled_io;
+#[doc(hidden)]
+pub mod shard_word;
 mod slab;
 mod syscall;
 pub mod time;
