@@ -120,7 +120,10 @@ impl Kernel {
 impl ShardOps for Kernel {
     fn deregister(&self, shard: usize) -> io::Result<()> {
         let mut e = self.epoll.lock().unwrap();
-        assert!(e.registered[shard], "EPOLL_CTL_DEL of a source not in set {shard}");
+        assert!(
+            e.registered[shard],
+            "EPOLL_CTL_DEL of a source not in set {shard}"
+        );
         e.registered[shard] = false;
         e.queued[shard] = false;
         Ok(())
@@ -153,19 +156,25 @@ fn word_about_to_move(kernel: &Kernel) -> ShardWord {
     word
 }
 
+/// A thread whose task waits on the source while its worker's own shard is `home`.
+fn spawn_wait(kernel: &Arc<Kernel>, word: &Arc<ShardWord>, home: usize) -> thread::JoinHandle<()> {
+    let (kernel, word) = (kernel.clone(), word.clone());
+    thread::spawn(move || word.follow_task(home, &*kernel))
+}
+
+/// A thread that takes one turn of `shard`.
+fn spawn_turn(kernel: &Arc<Kernel>, shard: usize) -> thread::JoinHandle<()> {
+    let kernel = kernel.clone();
+    thread::spawn(move || kernel.poll(shard))
+}
+
 #[test]
 fn an_event_during_a_move_is_not_lost() {
     loom::model(|| {
         let kernel = Arc::new(Kernel::new(2, 0));
         let word = Arc::new(word_about_to_move(&kernel));
-        let mover = {
-            let (kernel, word) = (kernel.clone(), word.clone());
-            thread::spawn(move || word.follow_task(1, &*kernel))
-        };
-        let turn = {
-            let kernel = kernel.clone();
-            thread::spawn(move || kernel.poll(0))
-        };
+        let mover = spawn_wait(&kernel, &word, 1);
+        let turn = spawn_turn(&kernel, 0);
         kernel.event();
         mover.join().unwrap();
         turn.join().unwrap();
@@ -185,13 +194,7 @@ fn two_halves_move_at_once() {
     loom::model(|| {
         let kernel = Arc::new(Kernel::new(3, 0));
         let word = Arc::new(word_about_to_move(&kernel));
-        let halves: Vec<_> = [1, 2]
-            .into_iter()
-            .map(|home| {
-                let (kernel, word) = (kernel.clone(), word.clone());
-                thread::spawn(move || word.follow_task(home, &*kernel))
-            })
-            .collect();
+        let halves = [spawn_wait(&kernel, &word, 1), spawn_wait(&kernel, &word, 2)];
         kernel.event();
         for h in halves {
             h.join().unwrap();
@@ -224,10 +227,7 @@ fn a_source_dropped_after_a_move_leaves_nothing() {
                 kernel.counts[on].fetch_sub(1, Ordering::Relaxed);
             })
         };
-        let turn = {
-            let kernel = kernel.clone();
-            thread::spawn(move || kernel.poll(0))
-        };
+        let turn = spawn_turn(&kernel, 0);
         kernel.event();
         task.join().unwrap();
         turn.join().unwrap();

@@ -287,6 +287,18 @@ mod tests {
         reg.shard.current()
     }
 
+    /// A Unix stream registered with the current reactor, and its peer (not registered).
+    fn registered_pair() -> (
+        crate::io::poll_evented::PollEvented<mio::net::UnixStream>,
+        std::os::unix::net::UnixStream,
+    ) {
+        let (a, b) = std::os::unix::net::UnixStream::pair().unwrap();
+        a.set_nonblocking(true).unwrap();
+        let a =
+            crate::io::poll_evented::PollEvented::new(mio::net::UnixStream::from_std(a)).unwrap();
+        (a, b)
+    }
+
     /// Driven by hand from two threads standing in for two workers: a source created on
     /// "worker 0" whose task keeps waiting on "worker 1" moves to shard 1, and its events then
     /// come from shard 1's poll, not from shard 0's.
@@ -299,12 +311,7 @@ mod tests {
             s.spawn(|| {
                 workers.bind_thread(0);
                 let _g = handle.enter();
-                let (a, b) = std::os::unix::net::UnixStream::pair().unwrap();
-                a.set_nonblocking(true).unwrap();
-                let a =
-                    crate::io::poll_evented::PollEvented::new(mio::net::UnixStream::from_std(a))
-                        .unwrap();
-                (a, b)
+                registered_pair()
             })
             .join()
             .unwrap()
@@ -356,10 +363,7 @@ mod tests {
         let handle = driver.handle();
         let workers = driver.worker_driver().unwrap();
         let _g = handle.enter();
-        let (a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
-        a.set_nonblocking(true).unwrap();
-        let a =
-            crate::io::poll_evented::PollEvented::new(mio::net::UnixStream::from_std(a)).unwrap();
+        let (a, _b) = registered_pair();
         let reg = a.registration();
         let from = shard_of(reg);
         assert!(workers.has_sources(from) && !workers.has_sources(1 - from));
@@ -387,11 +391,7 @@ mod tests {
                 assert_eq!(ours_h.home_shard(), Some(1));
                 assert_eq!(other_h.home_shard(), None);
                 let _g = other_h.enter();
-                let (a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
-                a.set_nonblocking(true).unwrap();
-                let a =
-                    crate::io::poll_evented::PollEvented::new(mio::net::UnixStream::from_std(a))
-                        .unwrap();
+                let (a, _b) = registered_pair();
                 let reg = a.registration();
                 assert_eq!(
                     shard_of(reg),
