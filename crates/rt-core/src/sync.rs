@@ -4,6 +4,35 @@
 //!
 //! Architecture invariant: no crate of the workspace imports `std::sync::atomic`, `std::cell::UnsafeCell`
 //! or `std::sync::Arc` for shared state directly; they import them from here.
+//!
+//! # What may differ under `cfg(loom)` in rt-core and rt-io
+//!
+//! A model proves something only about the code that ships, so under `cfg(loom)` only **sizes**
+//! may change (the frame pool's geometry in `pool/class.rs`, `OwnedTasks`' chunk and batch sizes
+//! in `task/list.rs`: fewer states, the same code), plus this short list of exceptions, each
+//! cited again at its site:
+//!
+//! 1. **The fence after `OwnedTasks::bind`'s slot swap** (`task/list.rs`). loom models a `SeqCst`
+//!    read-modify-write as `AcqRel` only (tokio-rs/loom#180), so the swap-then-load against
+//!    `close`'s `SeqCst` store and swaps would show a reordering the hardware forbids. Under loom
+//!    a `fence(SeqCst)` stands in for the `SeqCst` the shipped code relies on; in the shipped
+//!    build the `SeqCst` swap is itself the full barrier (an `xchg` on x86), and a fence would
+//!    cost an `mfence` per spawn.
+//! 2. **[`unmodelled`] atomics**: process-wide statistics and id sources that take part in no
+//!    protocol (all `Relaxed`, nothing waits on them) stay std's under loom, because loom's atomics
+//!    cannot live in a `static` (and a `loom::lazy_static!` is dropped before the other threads'
+//!    thread-local destructors have run). Users: task ids (`task/id.rs`), the pool's counters
+//!    (`pool/counters.rs`), reactor ids (rt-io `handle.rs`).
+//! 3. **Thread-local initialisers**: loom's `thread_local!` has no `const { }` form, so
+//!    [`thread_local!`](crate::sync::thread_local) drops the `const` under loom (the same value,
+//!    built lazily); a `const { }` initialiser that is not a plain expression (the pool's `HEAP`)
+//!    is spelled twice, once per build.
+//! 4. **Slab memory** (`pool/mapping.rs`): under loom through loom's allocator instead of `mmap`,
+//!    so a slab still mapped when an execution ends is reported as a leak.
+//! 5. **Visibility**: a few modules are `pub` (and `#[doc(hidden)]`) under loom only, so
+//!    `loom-tests` can reach the code they model (rt-io's `time::entry`).
+//!
+//! Nothing else: no branch, retry or ordering that exists in one build and not in the other.
 
 #[cfg(not(loom))]
 mod imp {
@@ -117,6 +146,14 @@ pub use imp::*;
 /// receiver, and a user's `Arc` around a lock is not runtime-internal shared state: the
 /// protocols loom must see are the lock's own atomics and cells, which do come from this shim.
 pub use std::sync::Arc as StdArc;
+
+/// Atomics that stay std's even under `cfg(loom)` (exception 2 in the module docs): for
+/// process-wide statistics and id sources that take part in no protocol. They can live in a
+/// `static` in both builds; under loom they are shared by all executions of a model, so a model
+/// must never assert on their values.
+pub mod unmodelled {
+    pub use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+}
 
 /// `thread_local!` that is std's normally and loom's under `cfg(loom)` (each loom thread then
 /// gets its own value). Accepts `= const { .. }` initialisers (const under std, plain under

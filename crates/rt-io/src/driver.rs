@@ -1,18 +1,29 @@
-//! [`Driver`]: owns the `rt-io` thread, started with the runtime and joined at its shutdown.
+//! [`Driver`]: owns the reactor, started with the runtime and stopped at its shutdown.
 //!
-//! Two tokens are reserved at the top of the token space; every other token is a registration's
-//! (`slab.rs`):
+//! A reactor is one or more *shards*, each a `mio::Poll` (an epoll instance) with its own
+//! `mio::Waker`; the timers live on shard 0 (its timerfd, its waker). It runs one of two ways:
 //!
-//! - [`WAKER_TOKEN`] (`usize::MAX`): the `mio::Waker` that interrupts `poll` for shutdown, the test
-//!   hook and the timers' `unpark`.
-//! - [`TIMER_TOKEN`] (`usize::MAX - 1`): the timers' own timerfd, if they register one.
+//! - [`Driver::start`]: one shard, driven by a thread of its own named `rt-io`, which the
+//!   driver joins at shutdown.
+//! - [`Driver::start_on_workers`]: one shard per worker of the runtime and no thread: the
+//!   workers drive the shards themselves through the [`WorkerDriver`] that
+//!   [`Driver::worker_driver`] hands the scheduler (each worker its own shard between tasks
+//!   and when idle; any thread may take a turn of a shard nobody is driving).
+//!
+//! Two tokens are reserved at the top of the token space of every shard; every other token is a
+//! registration's (`slab.rs`):
+//!
+//! - [`WAKER_TOKEN`] (`usize::MAX`): the shard's `mio::Waker`, which interrupts its `poll` for
+//!   shutdown, the test hook, a scheduler's unpark and (shard 0) the timers' `unpark`.
+//! - [`TIMER_TOKEN`] (`usize::MAX - 1`): the timers' own timerfd, registered on shard 0.
 
 use std::io;
 
 use rt_core::sync::thread::{Builder, JoinHandle};
 
-use crate::handle::{Handle, Inner, Shard};
+use crate::handle::{Handle, Reactor, Shard};
 use crate::reactor;
+use crate::worker_driver::WorkerDriver;
 
 pub(crate) use crate::time::driver::TimeDriver;
 
@@ -21,12 +32,14 @@ pub(crate) const WAKER_TOKEN: mio::Token = mio::Token(usize::MAX);
 /// Token reserved for the timers.
 pub(crate) const TIMER_TOKEN: mio::Token = mio::Token(usize::MAX - 1);
 
-/// Owns the reactor: the thread `rt-io`, or, when the runtime's workers drive IO, the `Poll` they
-/// share. Dropping it shuts the reactor down.
+/// Owns the reactor: its shards, and the thread `rt-io` when it has one (see the module docs).
+/// Dropping it shuts the reactor down.
 #[derive(Debug)]
 pub struct Driver {
     handle: Handle,
     thread: Option<JoinHandle<()>>,
+    /// Started by [`Driver::start_on_workers`]: the runtime's threads drive the shards.
+    on_workers: bool,
     stopped: bool,
 }
 
@@ -37,9 +50,10 @@ impl Driver {
     }
 
     /// Creates `shards` `mio::Poll`s (at least one) and the timers without a thread of their
-    /// own: the runtime's idle threads drive them through [`Handle::try_drive_shard`] (one
-    /// thread per shard at a time). A multi-thread runtime makes one shard per worker; each
-    /// worker binds its own with [`Handle::bind_thread`].
+    /// own: the runtime's threads drive them through [`Driver::worker_driver`]'s
+    /// [`WorkerDriver::try_drive`] (one thread per shard at a time). A multi-thread runtime
+    /// makes one shard per worker; each worker binds its own with
+    /// [`WorkerDriver::bind_thread`].
     pub fn start_on_workers(shards: usize) -> io::Result<Driver> {
         Driver::build(false, shards.max(1))
     }
@@ -63,7 +77,7 @@ impl Driver {
             })
         };
         let time = TimeDriver::new(&parts[0].registry, TIMER_TOKEN, unpark)?;
-        let handle = Handle::new(Inner::new(parts.into_boxed_slice(), time));
+        let handle = Handle::new(Reactor::new(parts.into_boxed_slice(), time));
         let mut cores = polls.into_iter().map(reactor::Core::new);
         let thread = if own_thread {
             let handle = handle.clone();
@@ -82,6 +96,7 @@ impl Driver {
         Ok(Driver {
             handle,
             thread,
+            on_workers: !own_thread,
             stopped: false,
         })
     }
@@ -89,6 +104,13 @@ impl Driver {
     /// A handle to this driver's reactor.
     pub fn handle(&self) -> Handle {
         self.handle.clone()
+    }
+
+    /// The scheduler's side of the reactor, when the runtime's workers drive its shards
+    /// ([`Driver::start_on_workers`]); `None` when the reactor has a thread of its own.
+    pub fn worker_driver(&self) -> Option<WorkerDriver> {
+        self.on_workers
+            .then(|| WorkerDriver::new(self.handle.clone()))
     }
 
     /// Stops the reactor and joins its thread. Every pending and later IO operation then fails with
@@ -108,7 +130,8 @@ impl Driver {
         // The exit guard ran on the thread; repeat its work in case the thread never started
         // it (and do it for the first time when the workers drove the reactor).
         reactor::stop(&self.handle, false);
-        // Waits for threads still inside `try_drive_shard` (they return at once: we woke them).
+        // Waits for threads still inside `WorkerDriver::try_drive` (they return at once: we woke
+        // them).
         for shard in self.handle.inner.shards.iter() {
             drop(shard.core.lock().unwrap_or_else(|e| e.into_inner()).take());
         }

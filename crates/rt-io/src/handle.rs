@@ -1,22 +1,28 @@
-//! [`Handle`]: a cheap reference to the running reactor, and the thread's current one.
+//! [`Handle`]: a cheap reference to a reactor, and the thread's current one; [`Reactor`]: what
+//! a reactor's shards, registrations and timers share; each worker thread's own shard.
 //!
 //! Every runtime thread runs with an [`EnterGuard`] held, so sockets created there find their
 //! reactor through [`Handle::current`]. Guards nest: dropping one restores the handle that was
 //! current before it.
+//!
+//! A worker thread of a sharded reactor also has a *home*: the reactor it was bound for (by its
+//! id) and its shard there ([`WorkerDriver::bind_thread`](crate::WorkerDriver::bind_thread)).
+//! Only that reactor treats the thread as the owner of that shard: a worker of one runtime that
+//! enters another registers its sources there like any other thread, on the shards in turn.
 
 use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::io;
 use std::marker::PhantomData;
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::time::Duration;
-
-use rt_core::sync::{Arc, AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Mutex, Ordering};
+use rt_core::sync::unmodelled;
+#[cfg(feature = "test-hooks")]
+use rt_core::sync::AtomicBool;
+use rt_core::sync::{Arc, AtomicU64, AtomicU8, AtomicUsize, Mutex, Ordering};
 
 use crate::driver::TimeDriver;
-use crate::reactor::{self, Core};
-use crate::slab::Slab;
+use crate::reactor::Core;
+use crate::slab::RegistrationSlab;
 
 /// The reactor runs.
 const RUNNING: u8 = 0;
@@ -28,22 +34,29 @@ const GONE: u8 = 2;
 /// A reference to a running reactor (rt-io's driver). Clones share it.
 #[derive(Clone)]
 pub struct Handle {
-    pub(crate) inner: Arc<Inner>,
+    pub(crate) inner: Arc<Reactor>,
 }
 
-/// What the reactor thread and every registration share.
-pub(crate) struct Inner {
+/// One reactor: what its shards' turns (on the `rt-io` thread or on the workers), every
+/// registration and every timer share.
+pub(crate) struct Reactor {
+    /// Process-unique (never reused), so a thread's home names the reactor it belongs to.
+    id: u64,
     /// One `mio::Poll` each (see [`Shard`]); timers live on shard 0.
     pub(crate) shards: Box<[Shard]>,
-    pub(crate) slab: Slab,
+    pub(crate) slab: RegistrationSlab,
     /// `RUNNING`, `SHUT_DOWN` or `GONE`; only ever moves away from `RUNNING`.
     state: AtomicU8,
     pub(crate) time: TimeDriver,
-    /// Test hook: the reactor thread panics at its next turn.
+    /// Test hook: the thread of the next turn panics, as a bug in the reactor would.
+    #[cfg(feature = "test-hooks")]
     pub(crate) kill: AtomicBool,
     /// Spreads registrations made off the runtime's workers over the shards.
     next_shard: AtomicUsize,
 }
+
+/// Reactor ids; an id source outside every protocol (`rt_core::sync::unmodelled`).
+static NEXT_REACTOR_ID: unmodelled::AtomicU64 = unmodelled::AtomicU64::new(1);
 
 /// One `mio::Poll` (an epoll instance) and what reaches it. With a dedicated `rt-io` thread
 /// there is one shard; when the workers drive IO there is one per worker, and a source is
@@ -62,23 +75,32 @@ pub(crate) struct Shard {
     /// the `rt-io` thread owns it. Whoever holds the lock is the one thread in this `poll`.
     pub(crate) core: Mutex<Option<Core>>,
     /// Turns taken on this shard: a worker that sees it stand still while the shard's owner is
-    /// busy polls the shard for it (`Handle::turns`).
+    /// busy polls the shard for it (`WorkerDriver::turns`).
     pub(crate) turns: AtomicU64,
-    /// Sources registered on this shard now (see `Handle::has_sources`).
+    /// Sources registered on this shard now (see `WorkerDriver::has_sources`).
     pub(crate) sources: AtomicUsize,
     /// The CPU its owner thread last ran on (`usize::MAX`: not known), refreshed at the
     /// owner's turns; see [`Handle::shard_near_cpu`].
     pub(crate) cpu: AtomicUsize,
 }
 
+/// A worker thread's own shard, and the reactor it belongs to.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Home {
+    /// [`Reactor::id`]; 0 (no reactor has it) when the thread has no home.
+    reactor: u64,
+    shard: usize,
+}
+
 rt_core::sync::thread_local! {
-    static CURRENT: RefCell<Option<Handle>> = RefCell::new(None);
-    /// The shard this thread drives as its own (`Handle::bind_thread`); `usize::MAX` if none.
-    static HOME: Cell<usize> = const { Cell::new(usize::MAX) };
+    /// The reactor sources created on this thread register with.
+    static CURRENT_REACTOR: RefCell<Option<Handle>> = RefCell::new(None);
+    /// The shard this thread drives as its own, in which reactor (`WorkerDriver::bind_thread`).
+    static HOME: Cell<Home> = const { Cell::new(Home { reactor: 0, shard: usize::MAX }) };
 }
 
 impl Handle {
-    pub(crate) fn new(inner: Inner) -> Handle {
+    pub(crate) fn new(inner: Reactor) -> Handle {
         Handle {
             inner: Arc::new(inner),
         }
@@ -86,7 +108,7 @@ impl Handle {
 
     /// Makes this handle the thread's current one until the guard drops.
     pub fn enter(&self) -> EnterGuard {
-        let prev = CURRENT.with(|c| c.replace(Some(self.clone())));
+        let prev = CURRENT_REACTOR.with(|c| c.replace(Some(self.clone())));
         EnterGuard {
             prev,
             _not_send: PhantomData,
@@ -111,7 +133,10 @@ impl Handle {
 
     /// The thread's current handle, or `None` outside a runtime.
     pub fn try_current() -> Option<Handle> {
-        CURRENT.try_with(|c| c.borrow().clone()).ok().flatten()
+        CURRENT_REACTOR
+            .try_with(|c| c.borrow().clone())
+            .ok()
+            .flatten()
     }
 
     /// The timers that share this reactor's thread.
@@ -141,88 +166,36 @@ impl Handle {
             .compare_exchange(RUNNING, to, Ordering::AcqRel, Ordering::Acquire);
     }
 
-    /// Drives `shard` on this thread, if no other thread does: blocks in its `poll` until an IO
-    /// event, a timer, [`Handle::unpark_shard`] or `timeout`, then wakes what became ready (the
-    /// wakes run here). Returns `false` at once when another thread is driving the shard, or
-    /// when the reactor has its own thread or has stopped. Timers are processed on every shard's
-    /// turn, and bound every shard's timeout, so they fire whichever thread is idle.
-    ///
-    /// A panic inside the reactor is contained here: the reactor is then "gone" and every IO
-    /// operation fails with an error that says so, but the calling thread carries on.
-    pub fn try_drive_shard(&self, index: usize, timeout: Option<Duration>) -> bool {
-        self.try_drive_shard_unless(index, timeout, &|| false)
-    }
-
-    /// [`Handle::try_drive_shard`], except that the turn does not block if `unless` returns
-    /// `true`. `unless` runs once this thread holds the shard, so a wake-up sent after it
-    /// returned `false` stays in the shard's `poll` for this turn: no other thread can take
-    /// it first with a turn of its own. (A scheduler passes "I was notified meanwhile".)
-    pub fn try_drive_shard_unless(
-        &self,
-        index: usize,
-        timeout: Option<Duration>,
-        unless: &dyn Fn() -> bool,
-    ) -> bool {
-        if !self.is_running() {
-            return false;
-        }
-        let shard = &self.inner.shards[index];
-        let Ok(mut guard) = shard.core.try_lock() else {
-            return false;
+    /// Makes `shard` of this reactor this thread's own: the sources it creates from now on
+    /// register there, and [`Handle::home_shard`] names it. Called through
+    /// [`WorkerDriver::bind_thread`](crate::WorkerDriver::bind_thread).
+    pub(crate) fn bind_thread(&self, shard: usize) {
+        let home = Home {
+            reactor: self.inner.id,
+            shard,
         };
-        let Some(core) = guard.as_mut() else {
-            return false;
-        };
-        let timeout = if unless() {
-            Some(Duration::ZERO)
-        } else {
-            timeout
-        };
-        let timeout = match (timeout, self.inner.time.next_timeout()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        let turns = shard.turns.fetch_add(1, Ordering::Relaxed);
-        if turns.is_multiple_of(CPU_REFRESH_TURNS) && self.inner.shards.len() > 1 && is_home(index)
-        {
-            shard.cpu.store(current_cpu(), Ordering::Relaxed);
-        }
-        if catch_unwind(AssertUnwindSafe(|| reactor::turn(self, core, timeout))).is_err() {
-            drop(guard);
-            reactor::stop(self, true);
-        }
-        true
+        let _ = HOME.try_with(|h| h.set(home));
     }
 
-    /// How many shards (`mio::Poll`s) this reactor has.
-    pub fn shards(&self) -> usize {
-        self.inner.shards.len()
-    }
-
-    /// Whether any source is registered on `shard`: a worker polls its shard before it looks
-    /// for work elsewhere only when events may be waiting there (the poll is a syscall).
-    pub fn has_sources(&self, shard: usize) -> bool {
-        self.inner.shards[shard].sources.load(Ordering::Relaxed) != 0
-    }
-
-    /// Turns taken on `shard` so far (a counter that only grows).
-    pub fn turns(&self, shard: usize) -> u64 {
-        self.inner.shards[shard].turns.load(Ordering::Relaxed)
-    }
-
-    /// Makes `shard` this thread's own: the sources it creates from now on register there.
-    /// Each worker binds its own shard when it starts.
-    pub fn bind_thread(shard: usize) {
-        let _ = HOME.try_with(|h| h.set(shard));
-    }
-
-    /// This thread's own shard, if it is a worker of a runtime with more than one shard.
+    /// This thread's own shard, if it is a worker of this reactor and the reactor has more
+    /// than one shard. A worker of another reactor has none here.
     pub(crate) fn home_shard(&self) -> Option<usize> {
         let n = self.inner.shards.len();
         if n == 1 {
             return None;
         }
-        HOME.try_with(Cell::get).ok().filter(|&h| h < n)
+        let home = HOME.try_with(Cell::get).ok()?;
+        (home.reactor == self.inner.id && home.shard < n).then_some(home.shard)
+    }
+
+    /// Whether `shard` of this reactor is this thread's own.
+    pub(crate) fn is_home(&self, shard: usize) -> bool {
+        HOME.try_with(Cell::get).is_ok_and(|h| {
+            h == Home {
+                reactor: self.inner.id,
+                shard,
+            }
+        })
     }
 
     /// The shard a source created on this thread registers on: this thread's own if it has
@@ -250,12 +223,6 @@ impl Handle {
             .position(|s| s.cpu.load(Ordering::Relaxed) == cpu)
     }
 
-    /// Interrupts the thread inside [`Handle::try_drive_shard`] for `shard`; a wake-up sent
-    /// while nobody drives it makes the next turn of that shard return at once.
-    pub fn unpark_shard(&self, shard: usize) {
-        let _ = self.inner.shards[shard].waker.wake();
-    }
-
     /// Interrupts every shard's `poll` (shutdown, the test hook).
     pub(crate) fn unpark_all(&self) {
         for shard in self.inner.shards.iter() {
@@ -263,33 +230,19 @@ impl Handle {
         }
     }
 
-    /// Test hook: makes the reactor thread panic at its next turn, as a bug in it would.
-    #[doc(hidden)]
+    /// Test hook (cargo feature `test-hooks`): makes the thread of the reactor's next turn
+    /// panic, as a bug in the reactor would.
+    #[cfg(feature = "test-hooks")]
     pub fn kill_reactor_for_test(&self) {
         self.inner.kill.store(true, Ordering::Release);
         self.unpark_all();
     }
 
-    /// Test hook: registrations currently alive on this reactor.
-    #[doc(hidden)]
+    /// Test hook (cargo feature `test-hooks`): registrations currently alive on this reactor.
+    #[cfg(feature = "test-hooks")]
     pub fn registration_count(&self) -> usize {
         self.inner.slab.live()
     }
-}
-
-/// A shard's owner refreshes its CPU once per this many turns (`sched_getcpu` is cheap, but
-/// threads rarely move).
-const CPU_REFRESH_TURNS: u64 = 64;
-
-fn is_home(shard: usize) -> bool {
-    HOME.try_with(Cell::get).is_ok_and(|h| h == shard)
-}
-
-/// The CPU this thread runs on, or `usize::MAX` if the OS does not say.
-fn current_cpu() -> usize {
-    // SAFETY: `sched_getcpu` has no preconditions.
-    let cpu = unsafe { libc::sched_getcpu() };
-    usize::try_from(cpu).unwrap_or(usize::MAX)
 }
 
 impl fmt::Debug for Handle {
@@ -306,13 +259,15 @@ impl fmt::Debug for Handle {
     }
 }
 
-impl Inner {
-    pub(crate) fn new(shards: Box<[Shard]>, time: TimeDriver) -> Inner {
-        Inner {
+impl Reactor {
+    pub(crate) fn new(shards: Box<[Shard]>, time: TimeDriver) -> Reactor {
+        Reactor {
+            id: NEXT_REACTOR_ID.fetch_add(1, unmodelled::Ordering::Relaxed),
             shards,
-            slab: Slab::new(),
+            slab: RegistrationSlab::new(),
             state: AtomicU8::new(RUNNING),
             time,
+            #[cfg(feature = "test-hooks")]
             kill: AtomicBool::new(false),
             next_shard: AtomicUsize::new(0),
         }
@@ -343,6 +298,6 @@ pub struct EnterGuard {
 impl Drop for EnterGuard {
     fn drop(&mut self) {
         let prev = self.prev.take();
-        let _ = CURRENT.try_with(|c| *c.borrow_mut() = prev);
+        let _ = CURRENT_REACTOR.try_with(|c| *c.borrow_mut() = prev);
     }
 }

@@ -1,7 +1,5 @@
-//! `rt-io`: a mio reactor (one shard per worker, or one on its own thread), sockets and timers.
-//!
-//! Linux only: it uses epoll (through mio), `timerfd`, `TCP_INQ`, `SO_INCOMING_CPU` and
-//! `sched_getcpu`; elsewhere the crate stops with a compile error that says so.
+//! `rt-io`: a sharded mio reactor, sockets and timers. Linux only (`timerfd`, `TCP_INQ`,
+//! `SO_INCOMING_CPU`, `sched_getcpu`): elsewhere the crate stops with a `compile_error!`.
 //!
 //! # Bird's-eye view
 //!
@@ -17,12 +15,20 @@
 //! - `scheduled_io.rs` — one registration's word and wakers, and the protocol between reactor and
 //!   tasks (modelled in `loom-tests/tests/readiness.rs`).
 //! - `slab.rs` — registrations by token (index + generation).
-//! - `registration.rs` — a source's slot and shard, the edge-triggered IO loop, and the move of a
-//!   source to the shard of the worker its task runs on.
-//! - `reactor.rs` — the loop of the `rt-io` thread; `driver.rs` — starting and stopping it;
-//!   `handle.rs` — the thread's current reactor, its shards, and each thread's own shard.
+//! - `registration.rs` — a source's slot and shard, the edge-triggered IO loop;
+//!   `shard_word.rs` — the shard word (index and MOVING bit) and the move of a source to the
+//!   shard of the worker its task runs on (modelled in `loom-tests/tests/registration_move.rs`).
+//! - `reactor.rs` — one turn of a shard, and the loop of turns of the `rt-io` thread;
+//!   `driver.rs` — starting and stopping the reactor; `handle.rs` — the thread's current
+//!   reactor, its shards, and each worker's own shard (tied to the reactor it was bound for);
+//!   `worker_driver.rs` — [`WorkerDriver`], the calls only a scheduler makes (take a turn of a
+//!   shard, unpark it, bind a worker to its shard).
+//! - `syscall.rs` — the one place a libc return value becomes an `io::Result`.
 //! - [`net`] — TCP, UDP and Unix sockets; [`io`] — [`io::AsyncFd`] for any fd.
-//! - [`time`] — timers, driven by the same thread.
+//! - [`time`] — timers, fired by every turn of every shard (their timerfd is on shard 0).
+//!
+//! Cargo feature `test-hooks` (off; rt-io's own tests turn it on): `Handle::kill_reactor_for_test`
+//! and `Handle::registration_count`. Without it no test hook is compiled into the reactor.
 //!
 //! Architecture invariants:
 //! - This is the only crate of the workspace that names mio.
@@ -31,10 +37,12 @@
 //!   waiter is woken and every IO operation then fails with an `io::Error` saying which.
 //! - Generations make a reused registration slot immune to events meant for its previous owner.
 
+// rt-io is Linux-only: the timers use `timerfd`, TCP streams `TCP_INQ`, accepted connections
+// `SO_INCOMING_CPU`, and the shards `sched_getcpu`. Say so at once rather than with a page of
+// unresolved libc names.
 #[cfg(not(target_os = "linux"))]
 compile_error!(
-    "rt targets Linux: rt-io uses epoll, timerfd, TCP_INQ, SO_INCOMING_CPU and sched_getcpu, \
-     which this target does not have"
+    "rt targets Linux only: rt-io uses timerfd, TCP_INQ, SO_INCOMING_CPU and sched_getcpu"
 );
 
 #[macro_use]
@@ -47,9 +55,13 @@ mod readiness;
 mod registration;
 #[doc(hidden)]
 pub mod scheduled_io;
+#[doc(hidden)]
+pub mod shard_word;
 mod slab;
-mod sys;
+mod syscall;
 pub mod time;
+mod worker_driver;
 
 pub use driver::Driver;
 pub use handle::{EnterGuard, Handle};
+pub use worker_driver::WorkerDriver;

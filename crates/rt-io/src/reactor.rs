@@ -1,24 +1,24 @@
-//! The reactor loop that runs on the `rt-io` thread.
+//! A reactor turn, on one shard: [`turn`], and [`run`], the loop of turns of the `rt-io` thread.
 //!
-//! Each turn: block in `poll` for at most the timers' next deadline, translate the events into
-//! readiness and collect the satisfied wakers under the slab lock, then — outside every lock —
-//! wake them and fire the expired timers inside one `rt_core::batch::batch`, so the scheduler sees
-//! the whole turn as one batch with at most one unpark.
+//! Each turn: block in the shard's `poll` for at most the given timeout, translate the events
+//! into readiness and collect the satisfied wakers under the slab lock, then — outside every
+//! lock — wake them and fire the expired timers inside one `rt_core::batch::batch`, so the
+//! scheduler sees the whole turn as one batch with at most one unpark.
 //!
-//! When the loop ends, normally or by a panic, [`stop`] runs from a drop guard: the state becomes
-//! "shut down" or "gone", the slab closes, and every waiter and timer is woken to find out.
-//!
-//! The same [`turn`] also runs on the runtime's own threads when they drive IO themselves
-//! ([`Driver::start_on_workers`](crate::Driver::start_on_workers)): each worker owns a shard's
-//! [`Core`], takes it through [`Handle::try_drive_shard`](crate::Handle::try_drive_shard) between
-//! tasks and when idle (blocking in `poll` instead of on its parker), so the tasks an event
-//! wakes are scheduled onto that worker without a cross-thread hop.
+//! Who takes the turns. With a dedicated thread ([`Driver::start`](crate::Driver::start)) the
+//! reactor has one shard and [`run`] turns it until the reactor stops; when the loop ends,
+//! normally or by a panic, [`stop`] runs from a drop guard: the state becomes "shut down" or
+//! "gone", the slab closes, and every waiter and timer is woken to find out. When the runtime's
+//! workers drive IO ([`Driver::start_on_workers`](crate::Driver::start_on_workers)) each shard's
+//! [`Core`] sits in `Shard::core` (`handle.rs`), and a thread takes a turn of it through
+//! [`WorkerDriver::try_drive`](crate::WorkerDriver::try_drive): a worker on its own shard between
+//! tasks and when idle (blocking in `poll` instead of on its parker), so the tasks an event wakes
+//! are scheduled onto that worker without a cross-thread hop; `try_drive` calls [`stop`] itself
+//! if a turn panics.
 
 use std::io;
 use std::task::Waker;
 use std::time::Duration;
-
-use rt_core::sync::Ordering;
 
 use crate::driver::{TIMER_TOKEN, WAKER_TOKEN};
 use crate::handle::Handle;
@@ -27,8 +27,9 @@ use crate::readiness::Ready;
 /// Events taken from the OS per `poll` call.
 const EVENTS_CAPACITY: usize = 1024;
 
-/// The `mio::Poll` and the buffers one turn needs. Owned by the `rt-io` thread, or, when the
-/// runtime's workers drive IO themselves, kept in `Inner::core` for whichever idle worker takes it.
+/// One shard's `mio::Poll` and the buffers a turn of it needs. Owned by the `rt-io` thread, or,
+/// when the runtime's workers drive IO themselves, kept in its shard's `Shard::core` for
+/// whichever thread takes the turn.
 pub(crate) struct Core {
     poll: mio::Poll,
     events: mio::Events,
@@ -62,7 +63,8 @@ pub(crate) fn turn(handle: &Handle, core: &mut Core, timeout: Option<Duration>) 
         Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
         Err(e) => panic!("rt-io: mio::Poll::poll failed: {e}"),
     }
-    if inner.kill.load(Ordering::Acquire) {
+    #[cfg(feature = "test-hooks")]
+    if inner.kill.load(rt_core::sync::Ordering::Acquire) {
         panic!("rt-io reactor thread killed by the test hook");
     }
     core.ready.extend(

@@ -12,11 +12,12 @@ use std::task::{ready, Context, Poll};
 
 use std::os::fd::RawFd;
 
-use rt_core::sync::{Arc, AtomicU32, AtomicUsize, Ordering};
+use rt_core::sync::{Arc, Ordering};
 
-use crate::handle::Handle;
+use crate::handle::{Handle, Shard};
 use crate::readiness::Interest;
 use crate::scheduled_io::{Direction, ReadyEvent, ScheduledIo};
+use crate::shard_word::{ShardOps, ShardWord};
 
 /// A source registered with the reactor. Dropping it releases the slot; the owner deregisters the
 /// source itself first (`PollEvented`, `AsyncFd`), since mio needs the source to do so.
@@ -25,22 +26,44 @@ pub(crate) struct Registration {
     handle: Handle,
     io: Arc<ScheduledIo>,
     index: usize,
-    /// The reactor shard whose `poll` the source is registered with; `MOVING` while
-    /// [`Registration::follow_task`] moves it to another.
-    shard: AtomicUsize,
-    /// Consecutive waits that started on a worker other than the shard's owner.
-    away: AtomicU32,
+    /// The reactor shard whose `poll` the source is registered with, and whether a thread is
+    /// moving it to another (`shard_word.rs` owns the word and the move).
+    shard: ShardWord,
     /// The source's file descriptor and interest, to move it between shards.
     fd: RawFd,
     interest: mio::Interest,
 }
 
-/// Set in `Registration::shard` while the source moves between shards.
-const MOVING: usize = 1 << (usize::BITS - 1);
-/// A source moves to the shard of the worker its task runs on after this many consecutive
-/// waits there: a task stolen once goes back home on its next wake (its events arrive at its
-/// shard's owner), one that keeps running elsewhere takes its IO along.
-const MOVE_AFTER: u32 = 4;
+/// A move's effects on the real reactor: the source's fd through the shards' mio registries,
+/// and the shards' source counts.
+struct MioShards<'a> {
+    shards: &'a [Shard],
+    reg: &'a Registration,
+}
+
+impl ShardOps for MioShards<'_> {
+    fn deregister(&self, shard: usize) -> io::Result<()> {
+        self.shards[shard]
+            .registry
+            .deregister(&mut mio::unix::SourceFd(&self.reg.fd))
+    }
+
+    fn register(&self, shard: usize) -> io::Result<()> {
+        // The token the source was registered with: its slot's, whose generation only changes
+        // when the slot is released.
+        let token = crate::slab::token(self.reg.index, self.reg.io.generation());
+        self.shards[shard].registry.register(
+            &mut mio::unix::SourceFd(&self.reg.fd),
+            token,
+            self.reg.interest,
+        )
+    }
+
+    fn recount(&self, from: usize, to: usize) {
+        self.shards[from].sources.fetch_sub(1, Ordering::Relaxed);
+        self.shards[to].sources.fetch_add(1, Ordering::Relaxed);
+    }
+}
 
 fn mio_interest(interest: Interest) -> mio::Interest {
     match (interest.is_readable(), interest.is_writable()) {
@@ -81,8 +104,7 @@ impl Registration {
             handle,
             io: slot.io,
             index: slot.index,
-            shard: AtomicUsize::new(shard),
-            away: AtomicU32::new(0),
+            shard: ShardWord::new(shard),
             fd,
             interest: mio_interest(interest),
         };
@@ -98,7 +120,7 @@ impl Registration {
 
     /// Removes `source` from the reactor. The slot is released when `self` drops.
     pub(crate) fn deregister(&self, source: &mut impl mio::event::Source) -> io::Result<()> {
-        let shard = self.shard.load(Ordering::Acquire) & !MOVING;
+        let shard = self.shard.current();
         self.handle.inner.shards[shard].registry.deregister(source)
     }
 
@@ -106,70 +128,19 @@ impl Registration {
     /// Events wake a task on the worker that polls them, so a source's shard decides where its
     /// task runs; a source whose task waits `MOVE_AFTER` times in a row on another worker (it
     /// was stolen, and keeps running there) moves to that worker's shard. Load balancing by
-    /// stealing then carries the IO along, instead of each event sending the task back.
-    ///
-    /// Moving is `EPOLL_CTL_DEL` on the old shard and `EPOLL_CTL_ADD` on the new one; the add
-    /// reports whatever readiness the source has at that moment, so nothing that arrived in
-    /// between is lost (at worst a readiness is reported twice, which waiters tolerate).
+    /// stealing then carries the IO along, instead of each event sending the task back. The
+    /// protocol, and why no event is lost by a move, is `shard_word.rs`'s.
     fn follow_task(&self) {
-        let Some(home) = self.handle.home_shard() else {
-            return;
-        };
-        let cur = self.shard.load(Ordering::Relaxed);
-        if cur & MOVING != 0 {
-            return;
-        }
-        if cur == home {
-            if self.away.load(Ordering::Relaxed) != 0 {
-                self.away.store(0, Ordering::Relaxed);
-            }
-            return;
-        }
-        if self.away.fetch_add(1, Ordering::Relaxed) + 1 >= MOVE_AFTER {
-            self.move_to(cur, home);
+        if let Some(home) = self.handle.home_shard() {
+            self.shard.follow_task(home, &self.mio_shards());
         }
     }
 
-    /// Moves the source from shard `from` to shard `to`, unless another thread is moving it.
-    fn move_to(&self, from: usize, to: usize) {
-        self.away.store(0, Ordering::Relaxed);
-        if self
-            .shard
-            .compare_exchange(from, from | MOVING, Ordering::Acquire, Ordering::Relaxed)
-            .is_err()
-        {
-            return;
+    fn mio_shards(&self) -> MioShards<'_> {
+        MioShards {
+            shards: &self.handle.inner.shards,
+            reg: self,
         }
-        let shards = &self.handle.inner.shards;
-        // The token the source was registered with: its slot's, whose generation only changes
-        // when the slot is released.
-        let token = crate::slab::token(self.index, self.io.generation());
-        let register = |shard: usize| {
-            shards[shard].registry.register(
-                &mut mio::unix::SourceFd(&self.fd),
-                token,
-                self.interest,
-            )
-        };
-        let now = match shards[from]
-            .registry
-            .deregister(&mut mio::unix::SourceFd(&self.fd))
-        {
-            Ok(()) => match register(to) {
-                Ok(()) => to,
-                // Put it back where it was (it was there a moment ago).
-                Err(_) => match register(from) {
-                    Ok(()) => from,
-                    Err(e) => panic!("rt-io: could not re-register a source: {e}"),
-                },
-            },
-            Err(_) => from,
-        };
-        if now != from {
-            shards[from].sources.fetch_sub(1, Ordering::Relaxed);
-            shards[now].sources.fetch_add(1, Ordering::Relaxed);
-        }
-        self.shard.store(now, Ordering::Release);
     }
 
     fn check(&self, ev: ReadyEvent) -> io::Result<ReadyEvent> {
@@ -252,7 +223,7 @@ impl Registration {
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        let shard = self.shard.load(Ordering::Acquire) & !MOVING;
+        let shard = self.shard.current();
         self.handle.inner.shards[shard]
             .sources
             .fetch_sub(1, Ordering::Relaxed);
@@ -300,7 +271,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::{Driver, Handle};
+    use crate::Driver;
 
     struct Flag(AtomicBool);
 
@@ -310,8 +281,22 @@ mod tests {
         }
     }
 
+    use crate::shard_word::MOVE_AFTER;
+
     fn shard_of(reg: &Registration) -> usize {
-        reg.shard.load(Ordering::Acquire)
+        reg.shard.current()
+    }
+
+    /// A Unix stream registered with the current reactor, and its peer (not registered).
+    fn registered_pair() -> (
+        crate::io::poll_evented::PollEvented<mio::net::UnixStream>,
+        std::os::unix::net::UnixStream,
+    ) {
+        let (a, b) = std::os::unix::net::UnixStream::pair().unwrap();
+        a.set_nonblocking(true).unwrap();
+        let a =
+            crate::io::poll_evented::PollEvented::new(mio::net::UnixStream::from_std(a)).unwrap();
+        (a, b)
     }
 
     /// Driven by hand from two threads standing in for two workers: a source created on
@@ -321,16 +306,12 @@ mod tests {
     fn a_source_follows_its_task_to_another_shard() {
         let driver = Driver::start_on_workers(2).unwrap();
         let handle = driver.handle();
+        let workers = driver.worker_driver().unwrap();
         let (ours, mut peer) = std::thread::scope(|s| {
             s.spawn(|| {
-                Handle::bind_thread(0);
+                workers.bind_thread(0);
                 let _g = handle.enter();
-                let (a, b) = std::os::unix::net::UnixStream::pair().unwrap();
-                a.set_nonblocking(true).unwrap();
-                let a =
-                    crate::io::poll_evented::PollEvented::new(mio::net::UnixStream::from_std(a))
-                        .unwrap();
-                (a, b)
+                registered_pair()
             })
             .join()
             .unwrap()
@@ -339,7 +320,7 @@ mod tests {
         let flag = std::sync::Arc::new(Flag(AtomicBool::new(false)));
         std::thread::scope(|s| {
             s.spawn(|| {
-                Handle::bind_thread(1);
+                workers.bind_thread(1);
                 let _g = handle.enter();
                 let waker = Waker::from(flag.clone());
                 let mut cx = Context::from_waker(&waker);
@@ -358,14 +339,14 @@ mod tests {
         });
         peer.write_all(b"x").unwrap();
         // Shard 0 no longer sees the source's events.
-        assert!(handle.try_drive_shard(0, Some(Duration::ZERO)));
+        assert!(workers.try_drive(0, Some(Duration::ZERO), &|| false));
         assert!(!flag.0.load(StdOrdering::SeqCst));
         // Shard 1 does (bounded: a hang guard, the event is already there).
         for _ in 0..1000 {
             if flag.0.load(StdOrdering::SeqCst) {
                 break;
             }
-            assert!(handle.try_drive_shard(1, Some(Duration::from_millis(10))));
+            assert!(workers.try_drive(1, Some(Duration::from_millis(10)), &|| false));
         }
         assert!(
             flag.0.load(StdOrdering::SeqCst),
@@ -380,22 +361,57 @@ mod tests {
     fn moving_keeps_the_registration() {
         let driver = Driver::start_on_workers(2).unwrap();
         let handle = driver.handle();
+        let workers = driver.worker_driver().unwrap();
         let _g = handle.enter();
-        let (a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
-        a.set_nonblocking(true).unwrap();
-        let a =
-            crate::io::poll_evented::PollEvented::new(mio::net::UnixStream::from_std(a)).unwrap();
+        let (a, _b) = registered_pair();
         let reg = a.registration();
         let from = shard_of(reg);
-        assert!(handle.has_sources(from) && !handle.has_sources(1 - from));
-        reg.move_to(from, 1 - from);
+        assert!(workers.has_sources(from) && !workers.has_sources(1 - from));
+        reg.shard.move_to(from, 1 - from, &reg.mio_shards());
         assert_eq!(shard_of(reg), 1 - from);
-        assert!(!handle.has_sources(from) && handle.has_sources(1 - from));
-        reg.move_to(1 - from, from);
+        assert!(!workers.has_sources(from) && workers.has_sources(1 - from));
+        reg.shard.move_to(1 - from, from, &reg.mio_shards());
         assert_eq!(shard_of(reg), from);
         assert_eq!(handle.registration_count(), 1);
         drop(a);
-        assert!(!handle.has_sources(0) && !handle.has_sources(1));
+        assert!(!workers.has_sources(0) && !workers.has_sources(1));
+    }
+
+    /// A worker's own shard belongs to the reactor it was bound for: in another reactor the
+    /// thread is like any other, so its sources go to the shards in turn and a task waiting on
+    /// it does not pull them to the shard with the same number.
+    #[test]
+    fn a_home_shard_belongs_to_its_reactor() {
+        let ours = Driver::start_on_workers(2).unwrap();
+        let other = Driver::start_on_workers(2).unwrap();
+        let (ours_h, other_h) = (ours.handle(), other.handle());
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                ours.worker_driver().unwrap().bind_thread(1);
+                assert_eq!(ours_h.home_shard(), Some(1));
+                assert_eq!(other_h.home_shard(), None);
+                let _g = other_h.enter();
+                let (a, _b) = registered_pair();
+                let reg = a.registration();
+                assert_eq!(
+                    shard_of(reg),
+                    0,
+                    "the first of the shards in turn, not shard 1"
+                );
+                let waker = Waker::from(std::sync::Arc::new(Flag(AtomicBool::new(false))));
+                let mut cx = Context::from_waker(&waker);
+                for _ in 0..MOVE_AFTER {
+                    assert!(reg.poll_ready(&mut cx, Direction::Read).is_pending());
+                }
+                assert_eq!(
+                    shard_of(reg),
+                    0,
+                    "no move to another reactor's shard number"
+                );
+            })
+            .join()
+            .unwrap();
+        });
     }
 
     /// An accepted stream registers on the shard whose owner runs on the CPU its packets came

@@ -45,16 +45,18 @@ fn split(token: mio::Token) -> (usize, u32) {
     )
 }
 
-/// Every registration slot, behind one lock.
+/// Every registration slot, behind one lock. (Not to be confused with the frame pool's slabs in
+/// `rt-core/src/pool/slab.rs`, which are memory.)
 ///
 /// Lock order: the slab lock, then a slot's waiter lock (`ScheduledIo` never takes the slab lock).
 #[derive(Debug)]
-pub(crate) struct Slab {
-    inner: Mutex<Inner>,
+pub(crate) struct RegistrationSlab {
+    inner: Mutex<Slots>,
 }
 
+/// The slab's contents, under its lock.
 #[derive(Debug, Default)]
-struct Inner {
+struct Slots {
     slots: Vec<Arc<ScheduledIo>>,
     free: Vec<usize>,
     /// Set once the reactor stopped: no slot is handed out after it.
@@ -62,7 +64,7 @@ struct Inner {
     live: usize,
 }
 
-/// A slot handed out by [`Slab::alloc`].
+/// A slot handed out by [`RegistrationSlab::alloc`].
 #[derive(Debug)]
 pub(crate) struct Slot {
     pub(crate) index: usize,
@@ -70,14 +72,14 @@ pub(crate) struct Slot {
     pub(crate) io: Arc<ScheduledIo>,
 }
 
-impl Slab {
-    pub(crate) fn new() -> Slab {
-        Slab {
-            inner: Mutex::new(Inner::default()),
+impl RegistrationSlab {
+    pub(crate) fn new() -> RegistrationSlab {
+        RegistrationSlab {
+            inner: Mutex::new(Slots::default()),
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, Inner> {
+    fn lock(&self) -> MutexGuard<'_, Slots> {
         // Every change under this lock is completed before anything can panic.
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -164,7 +166,7 @@ mod tests {
 
     #[test]
     fn released_slot_is_reused_with_next_generation() {
-        let slab = Slab::new();
+        let slab = RegistrationSlab::new();
         let a = slab.alloc().unwrap().unwrap();
         let first = a.token;
         slab.release(a.index);

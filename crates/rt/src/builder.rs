@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use rt_sched::{blocking, current_thread, multi_thread, ThreadHook};
 
-use crate::handle::{Handle, Inner, Scheduler};
+use crate::handle::{Handle, RuntimeInner, Scheduler};
 use crate::runtime::{Kind, Runtime};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,8 +32,10 @@ pub struct Builder {
     unhandled_panic: crate::UnhandledPanic,
 }
 
-/// Lets an idle scheduler thread drive rt-io's reactor (see [`Builder::reactor_thread`]).
-struct WorkerDrivenIo(rt_io::Handle);
+/// The scheduler's way to the reactor's shards when the workers drive IO (the default; see
+/// [`Builder::reactor_thread`]): `rt_sched::IoDriver`, implemented with rt-io's
+/// scheduler-facing [`rt_io::WorkerDriver`].
+struct WorkerDrivenIo(rt_io::WorkerDriver);
 
 impl rt_sched::IoDriver for WorkerDrivenIo {
     fn shards(&self) -> usize {
@@ -41,7 +43,7 @@ impl rt_sched::IoDriver for WorkerDrivenIo {
     }
 
     fn bind_thread(&self, shard: usize) {
-        rt_io::Handle::bind_thread(shard);
+        self.0.bind_thread(shard);
     }
 
     fn try_drive(
@@ -50,11 +52,11 @@ impl rt_sched::IoDriver for WorkerDrivenIo {
         timeout: Option<Duration>,
         unless: &dyn Fn() -> bool,
     ) -> bool {
-        self.0.try_drive_shard_unless(shard, timeout, unless)
+        self.0.try_drive(shard, timeout, unless)
     }
 
     fn unpark(&self, shard: usize) {
-        self.0.unpark_shard(shard);
+        self.0.unpark(shard);
     }
 
     fn is_running(&self) -> bool {
@@ -182,7 +184,8 @@ impl Builder {
         self
     }
 
-    /// Starts the runtime: its IO thread, and for multi-thread its workers.
+    /// Starts the runtime: its reactor (one shard per worker, or the `rt-io` thread with
+    /// [`Builder::reactor_thread`]), and for multi-thread its workers.
     pub fn build(&mut self) -> io::Result<Runtime> {
         let workers = match self.flavor {
             Flavor::MultiThread => self.worker_threads.unwrap_or_else(num_cpus::get).max(1),
@@ -194,15 +197,14 @@ impl Builder {
             // One reactor shard per worker (see `rt_io::Driver::start_on_workers`).
             rt_io::Driver::start_on_workers(workers)?
         };
-        let io_driver: Option<Arc<dyn rt_sched::IoDriver>> = if self.reactor_thread {
-            None
-        } else {
-            Some(Arc::new(WorkerDrivenIo(io.handle())))
-        };
+        // `None` with a dedicated `rt-io` thread: then the scheduler never touches the reactor.
+        let io_driver: Option<Arc<dyn rt_sched::IoDriver>> = io
+            .worker_driver()
+            .map(|d| Arc::new(WorkerDrivenIo(d)) as Arc<dyn rt_sched::IoDriver>);
         // The hooks need the handle, which needs the schedulers: tie the knot through a cell
         // that is filled before any runtime thread starts. It holds a `Weak`: the blocking pool
         // keeps its hook for good, and a strong handle there would be a reference cycle.
-        let cell: Arc<OnceLock<Weak<Inner>>> = Arc::new(OnceLock::new());
+        let cell: Arc<OnceLock<Weak<RuntimeInner>>> = Arc::new(OnceLock::new());
         let hook = |driving: bool| -> ThreadHook {
             let cell = cell.clone();
             Arc::new(move |run: &mut dyn FnMut()| {
@@ -259,7 +261,7 @@ impl Builder {
             }
         };
         let handle = Handle {
-            inner: Arc::new(Inner {
+            inner: Arc::new(RuntimeInner {
                 scheduler,
                 blocking: pool.spawner().clone(),
                 io: io.handle(),

@@ -5,8 +5,10 @@ use std::cell::{Cell, RefCell};
 
 use crate::handle::Handle;
 
-thread_local! {
-    static CURRENT: RefCell<Option<Handle>> = const { RefCell::new(None) };
+rt_core::sync::thread_local! {
+    /// The runtime `rt::spawn` and `Handle::current` find on this thread.
+    static CURRENT_RUNTIME: RefCell<Option<Handle>> = const { RefCell::new(None) };
+    /// This thread drives tasks (a worker, or inside `block_on`): blocking here is a bug.
     static DRIVING: Cell<bool> = const { Cell::new(false) };
 }
 
@@ -29,7 +31,7 @@ impl std::fmt::Debug for EnterGuard {
 
 pub(crate) fn enter(handle: &Handle, driving: bool) -> EnterGuard {
     let io = handle.inner.io.enter();
-    let prev = CURRENT.with(|c| c.replace(Some(handle.clone())));
+    let prev = CURRENT_RUNTIME.with(|c| c.replace(Some(handle.clone())));
     let prev_driving = DRIVING.with(|d| d.replace(driving || d.get()));
     EnterGuard {
         prev,
@@ -42,13 +44,16 @@ pub(crate) fn enter(handle: &Handle, driving: bool) -> EnterGuard {
 impl Drop for EnterGuard {
     fn drop(&mut self) {
         let prev = self.prev.take();
-        let _ = CURRENT.try_with(|c| *c.borrow_mut() = prev);
+        let _ = CURRENT_RUNTIME.try_with(|c| *c.borrow_mut() = prev);
         let _ = DRIVING.try_with(|d| d.set(self.prev_driving));
     }
 }
 
 pub(crate) fn try_current() -> Option<Handle> {
-    CURRENT.try_with(|c| c.borrow().clone()).ok().flatten()
+    CURRENT_RUNTIME
+        .try_with(|c| c.borrow().clone())
+        .ok()
+        .flatten()
 }
 
 pub(crate) fn is_driving() -> bool {

@@ -13,7 +13,8 @@ pub(crate) enum Scheduler {
     CurrentThread(current_thread::Handle),
 }
 
-pub(crate) struct Inner {
+/// What a runtime's handles share: its scheduler, its blocking pool and its reactor.
+pub(crate) struct RuntimeInner {
     pub(crate) scheduler: Scheduler,
     pub(crate) blocking: blocking::Spawner,
     pub(crate) io: rt_io::Handle,
@@ -27,7 +28,7 @@ pub(crate) struct Inner {
 /// `block_on`.
 #[derive(Clone)]
 pub struct Handle {
-    pub(crate) inner: Arc<Inner>,
+    pub(crate) inner: Arc<RuntimeInner>,
 }
 
 impl std::fmt::Debug for Handle {

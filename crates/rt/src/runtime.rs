@@ -18,7 +18,11 @@ pub(crate) enum Kind {
     CurrentThread(current_thread::CurrentThread),
 }
 
-/// An async runtime: a scheduler with its threads, a blocking pool, and an IO/timer thread.
+/// An async runtime: a scheduler with its threads, a blocking pool, and an IO reactor with its
+/// timers. By default the reactor is split into one shard (one `epoll`) per worker, which that
+/// worker polls between tasks and blocks in when idle; with
+/// [`Builder::reactor_thread(true)`](crate::Builder::reactor_thread) it runs on a dedicated
+/// `rt-io` thread instead.
 ///
 /// Dropping it shuts it down: every pending task's future is dropped exactly once and every
 /// thread is joined. `Send + Sync`.
@@ -148,6 +152,8 @@ impl Runtime {
         }
         self.blocking.shutdown(timeout);
         drop(_g);
+        // Last: stops the reactor, every shard of it (and joins the `rt-io` thread if there is
+        // one); a thread still inside a turn of a shard is woken and returns from it.
         self.io.shutdown();
     }
 }

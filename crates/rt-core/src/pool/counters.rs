@@ -9,8 +9,8 @@
 //! loom they are therefore shared by all executions and models of a test binary; models assert on
 //! the per-thread `owned_slabs` instead, and loom's leak check covers the slabs themselves.
 
-// Architecture exception (see above): not `crate::sync`, by design.
-use std::sync::atomic::{AtomicUsize, Ordering};
+// Exception 2 in `sync.rs` (see above): std's atomics, by design.
+use crate::sync::unmodelled::{AtomicUsize, Ordering};
 
 /// Process-wide counters.
 #[derive(Debug)]

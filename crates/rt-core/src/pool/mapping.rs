@@ -106,7 +106,7 @@ mod imp {
 }
 
 /// Under loom, through loom's allocator: a slab still mapped when an execution ends is reported
-/// as a leak.
+/// as a leak (loom exception 4 in `rt_core::sync`).
 #[cfg(loom)]
 mod imp {
     use std::ptr::NonNull;

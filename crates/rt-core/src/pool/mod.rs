@@ -163,7 +163,7 @@ pub const IDLE_CAP_BYTES: usize = class::IDLE_CAP_SLABS * SLAB_SIZE;
 /// Idle bytes [`trim`] leaves a thread.
 pub const TRIM_FLOOR_BYTES: usize = class::TRIM_FLOOR_SLABS * SLAB_SIZE;
 
-// loom's `thread_local!` takes no `const { }` initialiser.
+// loom's `thread_local!` takes no `const { }` initialiser (loom exception 3 in `sync.rs`).
 #[cfg(not(loom))]
 crate::sync::thread_local! {
     static HEAP: Heap = const { Heap::new() };

@@ -12,7 +12,7 @@
 //!  | Trailer              |  join waker slot
 //!  +----------------------+
 //! ```
-//! `#[repr(C)]` keeps the header first, so a `*const Header` is also a `*const Cell<F, S>`; the
+//! `#[repr(C)]` keeps the header first, so a `*const Header` is also a `*const TaskCell<F, S>`; the
 //! vtable carries the functions monomorphised for `F` and `S`.
 
 use std::future::Future;
@@ -49,8 +49,10 @@ pub(crate) struct Trailer {
     pub(crate) waker: UnsafeCell<Option<Waker>>,
 }
 
+/// One task's allocation (see the module docs). `TaskCell`, not `Cell`: it is no relative of
+/// `std::cell::Cell`.
 #[repr(C)]
-pub(crate) struct Cell<F: Future, S> {
+pub(crate) struct TaskCell<F: Future, S> {
     pub(crate) header: Header,
     pub(crate) scheduler: S,
     /// Rule: touched only by the holder of RUNNING, or, once COMPLETE is set, by whoever owns the
@@ -59,7 +61,7 @@ pub(crate) struct Cell<F: Future, S> {
     pub(crate) trailer: Trailer,
 }
 
-impl<F: Future, S> Cell<F, S> {
+impl<F: Future, S> TaskCell<F, S> {
     pub(crate) fn new(
         future: F,
         scheduler: S,
@@ -68,8 +70,8 @@ impl<F: Future, S> Cell<F, S> {
         pooled: bool,
         owned_slot: u32,
         vtable: &'static Vtable,
-    ) -> Cell<F, S> {
-        Cell {
+    ) -> TaskCell<F, S> {
+        TaskCell {
             header: Header {
                 state: State::new(refs),
                 vtable,

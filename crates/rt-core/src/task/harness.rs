@@ -9,25 +9,28 @@ use std::pin::Pin;
 use std::ptr::NonNull;
 use std::task::{Context, Poll, Waker};
 
-use super::core::{Cell, Header, Stage};
+use super::core::{Header, Stage, TaskCell};
 use super::error::JoinError;
 use super::id::IdGuard;
 use super::raw::RawTask;
-use super::state::{Snapshot, TransitionToIdle, TransitionToNotified, TransitionToRunning};
+use super::state::{
+    JoinInterestDropped, RefDec, Snapshot, TransitionToIdle, TransitionToNotified,
+    TransitionToRunning, TransitionToShutdown,
+};
 use super::{Notified, Schedule, Task};
 
 pub(crate) struct Harness<F: Future, S: 'static> {
-    cell: NonNull<Cell<F, S>>,
+    cell: NonNull<TaskCell<F, S>>,
 }
 
 impl<F: Future, S: Schedule> Harness<F, S> {
     /// # Safety
-    /// `ptr` points at a live `Cell<F, S>`.
+    /// `ptr` points at a live `TaskCell<F, S>`.
     pub(crate) unsafe fn from_raw(ptr: NonNull<Header>) -> Harness<F, S> {
         Harness { cell: ptr.cast() }
     }
 
-    fn cell(&self) -> &Cell<F, S> {
+    fn cell(&self) -> &TaskCell<F, S> {
         // SAFETY: the harness is only built over a live cell.
         unsafe { self.cell.as_ref() }
     }
@@ -170,7 +173,7 @@ impl<F: Future, S: Schedule> Harness<F, S> {
             }
             None => 1,
         };
-        if self.header().state.ref_dec_by(refs) {
+        if self.header().state.ref_dec_by(refs) == RefDec::Last {
             self.dealloc();
         }
     }
@@ -196,7 +199,7 @@ impl<F: Future, S: Schedule> Harness<F, S> {
 
     /// Cancels the task at shutdown; consumes one reference.
     pub(crate) fn shutdown(self) {
-        if !self.header().state.transition_to_shutdown() {
+        if self.header().state.transition_to_shutdown() == TransitionToShutdown::DoNothing {
             // Running elsewhere (it sees CANCELLED after its poll) or already complete.
             return self.raw().drop_reference();
         }
@@ -261,7 +264,10 @@ impl<F: Future, S: Schedule> Harness<F, S> {
     }
 
     pub(crate) fn drop_join_handle(self) {
-        let (snapshot, was_last) = self.header().state.drop_join_interest();
+        let JoinInterestDropped {
+            after: snapshot,
+            last_ref: was_last,
+        } = self.header().state.drop_join_interest();
         if snapshot.is_complete() {
             // Rule 5: the output is ours; a panic in its `Drop` must not reach the dropper.
             let _ = self.drop_stage();

@@ -4,7 +4,8 @@ use std::cell::Cell;
 use std::fmt;
 use std::num::NonZeroU64;
 
-use crate::sync::{AtomicU64, Ordering::Relaxed};
+// An id source outside every protocol: std's atomic even under loom (exception 2 in `sync.rs`).
+use crate::sync::unmodelled::{AtomicU64, Ordering::Relaxed};
 
 /// A task's id: unique among all tasks of the process, never reused.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -16,10 +17,7 @@ impl Id {
             // Ids are handed out in blocks of 1024 per thread so a spawn costs no shared atomic.
             static BLOCK: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
         }
-        #[cfg(not(loom))]
         static NEXT: AtomicU64 = AtomicU64::new(1);
-        #[cfg(loom)]
-        loom::lazy_static! { static ref NEXT: AtomicU64 = AtomicU64::new(1); }
         const BLOCK_LEN: u64 = 1024;
         let take = || {
             let start = NEXT.fetch_add(BLOCK_LEN, Relaxed);
@@ -57,12 +55,13 @@ impl fmt::Display for Id {
 }
 
 crate::sync::thread_local! {
-    static CURRENT: Cell<Option<Id>> = const { Cell::new(None) };
+    /// The id of the task this thread is polling (set by [`IdGuard`] for one poll).
+    static CURRENT_TASK_ID: Cell<Option<Id>> = const { Cell::new(None) };
 }
 
 /// The id of the task being polled on this thread, if any.
 pub fn try_id() -> Option<Id> {
-    CURRENT.try_with(|c| c.get()).ok().flatten()
+    CURRENT_TASK_ID.try_with(|c| c.get()).ok().flatten()
 }
 
 /// The id of the task being polled on this thread.
@@ -80,12 +79,17 @@ pub(crate) struct IdGuard(Option<Id>);
 
 impl IdGuard {
     pub(crate) fn enter(id: Id) -> IdGuard {
-        IdGuard(CURRENT.try_with(|c| c.replace(Some(id))).ok().flatten())
+        IdGuard(
+            CURRENT_TASK_ID
+                .try_with(|c| c.replace(Some(id)))
+                .ok()
+                .flatten(),
+        )
     }
 }
 
 impl Drop for IdGuard {
     fn drop(&mut self) {
-        let _ = CURRENT.try_with(|c| c.set(self.0));
+        let _ = CURRENT_TASK_ID.try_with(|c| c.set(self.0));
     }
 }

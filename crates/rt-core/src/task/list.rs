@@ -290,9 +290,10 @@ impl<S: Schedule> OwnedTasks<S> {
             let prev = slot.swap(raw.header_ptr().as_ptr(), Ordering::SeqCst);
             debug_assert!(prev.is_null(), "slot {index} was handed out while in use");
             // The SeqCst swap and load order against the close's SeqCst store and swaps (module
-            // docs). loom models SeqCst accesses as AcqRel only (tokio-rs/loom#180), so it gets
-            // the equivalent fence; on x86 the swap is already a full barrier and an extra fence
-            // would cost an `mfence` per spawn.
+            // docs). Loom exception 1 (`rt_core::sync`): loom models a SeqCst read-modify-write
+            // as AcqRel only (tokio-rs/loom#180), so under loom a SeqCst fence stands in for it.
+            // The shipped build relies on the SeqCst swap itself, a full barrier (`xchg` on
+            // x86); an extra fence would cost an `mfence` per spawn.
             #[cfg(loom)]
             fence(Ordering::SeqCst);
             if !self.closed.load(Ordering::SeqCst) {

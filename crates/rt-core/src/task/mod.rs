@@ -50,7 +50,6 @@ mod waker;
 
 use std::future::Future;
 use std::mem::ManuallyDrop;
-use std::ptr::NonNull;
 
 pub use self::core::Header;
 pub use self::error::JoinError;
@@ -58,7 +57,6 @@ pub use self::id::{id, try_id, Id};
 pub use self::join::{AbortHandle, JoinHandle};
 pub use self::list::OwnedTasks;
 use self::raw::RawTask;
-pub use self::raw::Vtable;
 
 /// What a task needs of its scheduler.
 pub trait Schedule: Send + Sync + Sized + 'static {
@@ -162,18 +160,6 @@ impl<S: Schedule> Notified<S> {
     /// The task's id.
     pub fn id(&self) -> Id {
         self.raw.header().id
-    }
-
-    /// The task header pointer, for queues that store raw pointers.
-    pub fn into_raw(self) -> NonNull<Header> {
-        ManuallyDrop::new(self).raw.header_ptr()
-    }
-
-    /// # Safety
-    /// `ptr` came from [`Notified::into_raw`] with the same `S`.
-    pub unsafe fn from_header(ptr: NonNull<Header>) -> Notified<S> {
-        // SAFETY: forwarded to the caller.
-        unsafe { Notified::from_raw(RawTask::from_raw(ptr)) }
     }
 }
 

@@ -5,13 +5,13 @@ use std::future::Future;
 use std::ptr::NonNull;
 use std::task::Waker;
 
-use super::core::{Cell, Header};
+use super::core::{Header, TaskCell};
 use super::harness::Harness;
 use super::id::Id;
 use super::state::TransitionToNotified;
 use super::Schedule;
 
-/// Functions monomorphised for one `Cell<F, S>`, plus its layout, so a debugger (or a trace
+/// Functions monomorphised for one `TaskCell<F, S>`, plus its layout, so a debugger (or a trace
 /// exporter) can decode a raw task without knowing `F`.
 pub struct Vtable {
     /// Polls the task (consumes a `Notified` reference).
@@ -48,7 +48,7 @@ fn vtable<F: Future, S: Schedule>() -> &'static Vtable {
             try_read_output: try_read_output::<F, S>,
             drop_join_handle: drop_join_handle::<F, S>,
             shutdown: shutdown::<F, S>,
-            layout: Layout::new::<Cell<F, S>>(),
+            layout: Layout::new::<TaskCell<F, S>>(),
         };
     }
     &Of::<F, S>::VTABLE
@@ -76,17 +76,17 @@ impl RawTask {
         S: Schedule,
     {
         let vtable = vtable::<F, S>();
-        let cell = Cell::new(future, scheduler, id, refs, pooled, owned_slot, vtable);
+        let cell = TaskCell::new(future, scheduler, id, refs, pooled, owned_slot, vtable);
         let layout = vtable.layout;
         let ptr = if pooled {
             crate::pool::alloc(layout)
         } else {
-            // SAFETY: `Cell` starts with a non-empty `Header`, so the layout is not zero-sized.
+            // SAFETY: `TaskCell` starts with a non-empty `Header`, so the layout is not zero-sized.
             let p = unsafe { std::alloc::alloc(layout) };
             NonNull::new(p).unwrap_or_else(|| std::alloc::handle_alloc_error(layout))
         };
-        let ptr = ptr.cast::<Cell<F, S>>();
-        // SAFETY: `ptr` is a fresh allocation of `Cell<F, S>`'s layout.
+        let ptr = ptr.cast::<TaskCell<F, S>>();
+        // SAFETY: `ptr` is a fresh allocation of `TaskCell<F, S>`'s layout.
         unsafe { ptr.as_ptr().write(cell) };
         RawTask { ptr: ptr.cast() }
     }
@@ -148,7 +148,7 @@ impl RawTask {
 
     /// Drops one reference, freeing the cell if it was the last.
     pub(crate) fn drop_reference(self) {
-        if self.header().state.ref_dec() {
+        if self.header().state.ref_dec() == super::state::RefDec::Last {
             self.dealloc();
         }
     }
@@ -173,22 +173,22 @@ unsafe impl Send for RawTask {}
 unsafe impl Sync for RawTask {}
 
 unsafe fn poll<F: Future, S: Schedule>(ptr: NonNull<Header>) {
-    // SAFETY: the vtable was built for `Cell<F, S>`.
+    // SAFETY: the vtable was built for `TaskCell<F, S>`.
     unsafe { Harness::<F, S>::from_raw(ptr) }.poll();
 }
 
 unsafe fn schedule<F: Future, S: Schedule>(ptr: NonNull<Header>) {
-    // SAFETY: the vtable was built for `Cell<F, S>`; the caller hands over a `Notified` reference.
+    // SAFETY: the vtable was built for `TaskCell<F, S>`; the caller hands over a `Notified` reference.
     unsafe { Harness::<F, S>::from_raw(ptr) }.schedule();
 }
 
 unsafe fn dealloc<F: Future, S: Schedule>(ptr: NonNull<Header>) {
-    // SAFETY: the vtable was built for `Cell<F, S>`; the last reference is gone.
+    // SAFETY: the vtable was built for `TaskCell<F, S>`; the last reference is gone.
     unsafe { Harness::<F, S>::from_raw(ptr) }.dealloc();
 }
 
 unsafe fn try_read_output<F: Future, S: Schedule>(ptr: NonNull<Header>, dst: *mut (), w: &Waker) {
-    // SAFETY: the vtable was built for `Cell<F, S>`; the caller guarantees `dst`'s type.
+    // SAFETY: the vtable was built for `TaskCell<F, S>`; the caller guarantees `dst`'s type.
     unsafe {
         let dst = &mut *dst.cast::<std::task::Poll<Result<F::Output, super::JoinError>>>();
         Harness::<F, S>::from_raw(ptr).try_read_output(dst, w);
@@ -196,11 +196,11 @@ unsafe fn try_read_output<F: Future, S: Schedule>(ptr: NonNull<Header>, dst: *mu
 }
 
 unsafe fn drop_join_handle<F: Future, S: Schedule>(ptr: NonNull<Header>) {
-    // SAFETY: the vtable was built for `Cell<F, S>`.
+    // SAFETY: the vtable was built for `TaskCell<F, S>`.
     unsafe { Harness::<F, S>::from_raw(ptr) }.drop_join_handle();
 }
 
 unsafe fn shutdown<F: Future, S: Schedule>(ptr: NonNull<Header>) {
-    // SAFETY: the vtable was built for `Cell<F, S>`.
+    // SAFETY: the vtable was built for `TaskCell<F, S>`.
     unsafe { Harness::<F, S>::from_raw(ptr) }.shutdown();
 }

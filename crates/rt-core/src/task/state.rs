@@ -13,11 +13,39 @@
 //!   C  CANCELLED      abort or shutdown asked the task to stop; the next poll drops the future
 //! ```
 //!
+//! Who sets and clears each bit, and when (rule numbers are `task/mod.rs`'s):
+//! - `RUNNING`: set by the thread that holds the task's `Notified` (a worker about to poll,
+//!   [`State::transition_to_running`]) or by the thread that shuts the task down while it is
+//!   idle ([`State::transition_to_shutdown`]); never while `COMPLETE` or already `RUNNING`.
+//!   Cleared only by its holder: after a `Pending` poll ([`State::transition_to_idle`]), or
+//!   traded for `COMPLETE` ([`State::transition_to_complete`]). Rule 1.
+//! - `COMPLETE`: set by the holder of `RUNNING`, once, after it stored the output or the error.
+//!   Never cleared; from then on `RUNNING` is never set again.
+//! - `NOTIFIED`: set at spawn (the first `Notified`), and by a wake or an abort from any thread
+//!   ([`State::transition_to_notified_by_ref`], [`State::transition_to_notified_by_val`],
+//!   [`State::transition_to_notified_and_cancel`]) unless the task is complete or already
+//!   notified. Cleared only by `transition_to_running`, which consumes the `Notified`. Set while
+//!   `RUNNING` it carries no reference: it tells the poller to reschedule (rule 2). It may stay
+//!   set on a task that shutdown completed while it was queued; that `Notified` then only drops
+//!   its reference.
+//! - `JOIN_INTEREST`: set at spawn. Cleared once, by the `JoinHandle`'s drop
+//!   ([`State::drop_join_interest`]); never set again.
+//! - `JOIN_WAKER`: set by the `JoinHandle` after it wrote the waker slot
+//!   ([`State::set_join_waker`]), only while not `COMPLETE`. Cleared by the `JoinHandle` to
+//!   replace its waker ([`State::unset_join_waker`], only while not `COMPLETE`) or by its drop
+//!   before completion, and by the completing thread after it woke the waker
+//!   ([`State::unset_join_waker_after_complete`]). Rules 4 and 6.
+//! - `CANCELLED`: set by an abort from any thread or by shutdown, unless `COMPLETE`. Never
+//!   cleared; acted on by the next holder of `RUNNING` (rule 7).
+//! - Reference count: one per `Task`, `Notified`, `JoinHandle` and `Waker` (rule-free
+//!   bookkeeping: [`State::ref_inc`], [`State::ref_dec`]); whoever drops it to zero frees the cell.
+//!
 //! Every transition is a read-modify-write (CAS loop or `fetch_*`): a plain store racing a CAS on
 //! the same word is a bug, and a plain load on the already-notified path would lose wake-ups on
 //! weak memory. All transitions use `AcqRel`, so each one synchronises with the previous one.
 //!
-//! The transitions return `#[must_use]` enums: a caller cannot ignore what it must do next.
+//! Every transition returns a `#[must_use]` type (an enum, a [`Snapshot`], a `Result` of
+//! snapshots, or [`RefDec`]): a caller cannot ignore what it must do next.
 
 use std::fmt;
 
@@ -37,6 +65,7 @@ const REF_ONE: usize = 1 << REF_SHIFT;
 pub(crate) struct State(AtomicUsize);
 
 /// A decoded copy of the state word.
+#[must_use]
 #[derive(Copy, Clone, PartialEq, Eq)]
 pub(crate) struct Snapshot(usize);
 
@@ -71,6 +100,35 @@ pub(crate) enum TransitionToNotified {
     DoNothing,
     /// Nothing to do and the caller's reference was the last: deallocate.
     Dealloc,
+}
+
+#[must_use]
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum TransitionToShutdown {
+    /// The caller now holds RUNNING: drop the future and complete the task.
+    Cancel,
+    /// Running elsewhere (that poll sees CANCELLED) or already complete: drop the reference.
+    DoNothing,
+}
+
+/// After [`State::drop_join_interest`].
+#[must_use]
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct JoinInterestDropped {
+    /// The state right after the transition.
+    pub(crate) after: Snapshot,
+    /// The handle's reference went in the same step and was the last: deallocate.
+    pub(crate) last_ref: bool,
+}
+
+/// After dropping references: whether they were the last.
+#[must_use]
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum RefDec {
+    /// No reference is left: the caller frees the cell.
+    Last,
+    /// Others remain.
+    Remaining,
 }
 
 impl State {
@@ -206,16 +264,21 @@ impl State {
         })
     }
 
-    /// Shutdown: mark cancelled, and take RUNNING when the task is idle. Returns `true` when the
-    /// caller now holds RUNNING and must drop the future and complete the task.
-    pub(crate) fn transition_to_shutdown(&self) -> bool {
+    /// Shutdown: mark cancelled, and take RUNNING when the task is idle.
+    pub(crate) fn transition_to_shutdown(&self) -> TransitionToShutdown {
         self.fetch_update(|s| {
             if s.is_complete() {
-                (None, false)
+                (None, TransitionToShutdown::DoNothing)
             } else if s.is_running() {
-                (Some(Snapshot(s.0 | CANCELLED)), false)
+                (
+                    Some(Snapshot(s.0 | CANCELLED)),
+                    TransitionToShutdown::DoNothing,
+                )
             } else {
-                (Some(Snapshot(s.0 | CANCELLED | RUNNING)), true)
+                (
+                    Some(Snapshot(s.0 | CANCELLED | RUNNING)),
+                    TransitionToShutdown::Cancel,
+                )
             }
         })
     }
@@ -256,12 +319,12 @@ impl State {
 
     /// The `JoinHandle` is dropped: clears JOIN_INTEREST (and JOIN_WAKER when the task is not yet
     /// complete, taking the waker slot back). Returns the snapshot after the transition and
-    /// whether the handle's reference was dropped in the same step.
+    /// whether the handle's reference was dropped in the same step (it was the last).
     ///
     /// The reference goes in the same read-modify-write only when it is the last one: then no
     /// other thread can free the cell while the caller still drops the output and waker. Else
     /// the caller drops it separately, after touching the cell.
-    pub(crate) fn drop_join_interest(&self) -> (Snapshot, bool) {
+    pub(crate) fn drop_join_interest(&self) -> JoinInterestDropped {
         self.fetch_update(|s| {
             debug_assert!(s.is_join_interested());
             let mut next = s.0 & !JOIN_INTEREST;
@@ -272,7 +335,11 @@ impl State {
             if last {
                 next -= REF_ONE;
             }
-            (Some(Snapshot(next)), (Snapshot(next), last))
+            let out = JoinInterestDropped {
+                after: Snapshot(next),
+                last_ref: last,
+            };
+            (Some(Snapshot(next)), out)
         })
     }
 
@@ -284,16 +351,20 @@ impl State {
         }
     }
 
-    /// Drops one reference; `true` when it was the last.
-    pub(crate) fn ref_dec(&self) -> bool {
+    /// Drops one reference.
+    pub(crate) fn ref_dec(&self) -> RefDec {
         self.ref_dec_by(1)
     }
 
-    /// Drops `n` references at once; `true` when they were the last.
-    pub(crate) fn ref_dec_by(&self, n: usize) -> bool {
+    /// Drops `n` references at once.
+    pub(crate) fn ref_dec_by(&self, n: usize) -> RefDec {
         let prev = Snapshot(self.0.fetch_sub(n * REF_ONE, AcqRel));
         debug_assert!(prev.ref_count() >= n, "ref count underflow: {prev:?}");
-        prev.ref_count() == n
+        if prev.ref_count() == n {
+            RefDec::Last
+        } else {
+            RefDec::Remaining
+        }
     }
 }
 

@@ -7,7 +7,7 @@ use std::net::{SocketAddr, SocketAddrV4, SocketAddrV6};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::time::Duration;
 
-use crate::sys::cvt;
+use crate::syscall::cvt;
 
 /// A new non-blocking, close-on-exec TCP socket of `domain` (`AF_INET` or `AF_INET6`).
 pub(crate) fn tcp_socket(domain: libc::c_int) -> io::Result<OwnedFd> {

@@ -1,12 +1,19 @@
 //! The time driver: the wheel under one lock, the clock, and the reactor's wake-up for timers.
 //!
+//! One time driver serves a whole reactor, whatever its number of shards. Its timerfd is
+//! registered on shard 0 (and, in fallback mode, its `unpark` wakes shard 0's `poll`), but every
+//! turn of every shard fires what is due: `turn` calls [`TimeDriver::process`] after each poll,
+//! and [`TimeDriver::next_timeout`] bounds each shard's poll timeout.
+//!
 //! Threads and who does what:
 //! - Worker threads create and poll [`Sleep`]s. On first poll a sleep inserts its entry
 //!   ([`TimeHandle::insert`]); dropping or resetting an unfired sleep removes it
 //!   ([`TimeHandle::remove`]). Both take the lock for an O(1) wheel operation.
-//! - The reactor thread calls [`TimeDriver::process`] after every poll: it hands due entries out of
-//!   the wheel in batches of [`BATCH`] under the lock and fires them (calls their wakers) with the
-//!   lock released, so workers inserting new timers wait at most one short batch.
+//! - Whichever thread takes a reactor turn (a worker driving a shard, or the `rt-io` thread)
+//!   calls [`TimeDriver::process`] after its poll: it hands due entries out of the wheel in
+//!   batches of [`BATCH`] under the lock and fires them (calls their wakers) with the lock
+//!   released, so threads inserting new timers wait at most one short batch. Two turns may
+//!   process at once; the lock hands each due entry to one of them.
 //!
 //! Clock. Time is counted in ticks of `2^TICK_SHIFT` ns (4.096 µs) since the driver started. A
 //! deadline rounds up to its tick and "now" rounds down, so a timer never fires before its
@@ -14,13 +21,13 @@
 //!
 //! Waking the reactor at the right time. epoll's timeout has millisecond granularity (and mio
 //! rounds it up), which would make every sleep up to a millisecond late. So the driver arms a
-//! `timerfd` (see `timerfd.rs`) and [`TimeDriver::next_timeout`] returns `None`: the reactor
-//! blocks until IO or the timerfd wakes it. The invariant, kept under the lock, is that `armed`,
+//! `timerfd` (see `timerfd.rs`) on shard 0 and [`TimeDriver::next_timeout`] returns `None`: a
+//! shard blocks until IO, an unpark, or (shard 0) the timerfd wakes it. The invariant, kept under the lock, is that `armed`,
 //! the tick the timerfd is armed for, is at or before every deadline in the wheel:
 //! - An insert whose deadline is earlier than `armed` (or with nothing armed) re-arms the timerfd
 //!   for exactly that deadline, on whichever thread inserts, while it holds the lock. The kernel
-//!   then wakes the reactor's `epoll_wait` at the new deadline, so an insert never has to wake the
-//!   reactor thread, and the common insert (a deadline later than the armed one) costs no syscall
+//!   then wakes shard 0's `epoll_wait` at the new deadline, so an insert never has to wake a
+//!   thread itself, and the common insert (a deadline later than the armed one) costs no syscall
 //!   at all. Arming under the lock orders concurrent arms: the last one is for the earliest
 //!   deadline.
 //! - After firing, `process` arms for the wheel's next deadline: the earliest occupied slot's
@@ -28,7 +35,7 @@
 //!   cascade down).
 //! - A removal leaves `armed` alone: at worst the reactor wakes once for nothing.
 //!
-//! Latency compensation. Between the timerfd's expiry and the reactor running lie the kernel's
+//! Latency compensation. Between the timerfd's expiry and the turn running lie the kernel's
 //! wake-up of the blocked thread and, on a virtual machine, the host's wake-up of an idle vCPU:
 //! 10–150 µs here, depending on how busy the host is, and the same for every runtime. So the
 //! driver measures it (how late after the expiry `process` runs, averaged) and sets the timerfd
@@ -38,7 +45,7 @@
 //!
 //! Should the timerfd be unavailable (creation or arming fails), the driver falls back to epoll's
 //! timeout: `next_timeout` returns the time to the next deadline and an insert of an earlier
-//! deadline calls `unpark` to make the reactor recompute it. Timers then fire up to a millisecond
+//! deadline calls `unpark` to make shard 0 recompute it. Timers then fire up to a millisecond
 //! late, never early.
 //!
 //! Shutdown. [`TimeDriver::shutdown`] fires every pending timer with the shutdown mark and refuses
@@ -79,10 +86,12 @@ pub(crate) struct TimeDriver {
 /// A reference to the time driver, held by every timer.
 #[derive(Clone)]
 pub(crate) struct TimeHandle {
-    inner: Arc<Inner>,
+    inner: Arc<Timers>,
 }
 
-struct Inner {
+/// The timers of one reactor: the wheel, the clock and the timerfd, shared by every
+/// [`TimeHandle`].
+struct Timers {
     /// Tick 0.
     start: Instant,
     locked: Mutex<Locked>,
@@ -90,7 +99,7 @@ struct Inner {
     timerfd: Option<TimerFd>,
     /// Whether the timerfd wakes the reactor. Cleared (under the lock) if arming it ever fails.
     use_timerfd: AtomicBool,
-    /// Wakes the reactor thread (fallback mode only).
+    /// Wakes shard 0's `poll` (fallback mode only).
     unpark: std::sync::Arc<dyn Fn() + Send + Sync>,
 }
 
@@ -123,8 +132,8 @@ pub(crate) enum Insert {
 }
 
 impl TimeDriver {
-    /// Creates the driver. Its timerfd is registered in `registry` under `token`; `unpark` wakes
-    /// the reactor thread (used only when no timerfd is available).
+    /// Creates the driver. Its timerfd is registered in `registry` (shard 0's) under `token`;
+    /// `unpark` wakes that shard's `poll` (used only when no timerfd is available).
     pub(crate) fn new(
         registry: &mio::Registry,
         token: mio::Token,
@@ -147,7 +156,7 @@ impl TimeDriver {
         };
         Ok(TimeDriver {
             handle: TimeHandle {
-                inner: Arc::new(Inner {
+                inner: Arc::new(Timers {
                     start: Instant::now(),
                     locked: Mutex::new(Locked {
                         wheel: Wheel::new(),
@@ -170,8 +179,8 @@ impl TimeDriver {
         self.handle.clone()
     }
 
-    /// The longest the reactor may block in poll before timers need it: `None` (forever) when the
-    /// timerfd will wake it, or when no timer is pending.
+    /// The longest a shard may block in poll before timers need it: `None` (forever) when the
+    /// timerfd will wake shard 0, or when no timer is pending.
     pub(crate) fn next_timeout(&self) -> Option<Duration> {
         let inner = &*self.handle.inner;
         if inner.use_timerfd.load(Ordering::Acquire) {
@@ -188,7 +197,8 @@ impl TimeDriver {
     }
 
     /// Fires every timer whose deadline has passed, and arms the timerfd for the next one. Called
-    /// by the reactor thread after every poll, inside `rt_core::batch::batch`.
+    /// after every poll of every shard, by the thread that took the turn, inside
+    /// `rt_core::batch::batch`.
     pub(crate) fn process(&self) {
         let inner = &*self.handle.inner;
         let mut spun = Duration::ZERO;
@@ -325,7 +335,7 @@ fn next_lead(lead: Duration, late: Duration) -> Duration {
     ((lead * 7 + late) / 8).min(MAX_LEAD)
 }
 
-impl Inner {
+impl Timers {
     fn lock(&self) -> MutexGuard<'_, Locked> {
         // A panic under this lock leaves the wheel consistent (no user code runs under it).
         self.locked.lock().unwrap_or_else(|e| e.into_inner())
@@ -372,7 +382,7 @@ impl Inner {
         let nanos = u64::try_from(u128::from(tick) << TICK_SHIFT).unwrap_or(u64::MAX);
         self.start
             .checked_add(Duration::from_nanos(nanos))
-            .unwrap_or_else(|| self.start + super::FAR_FUTURE)
+            .unwrap_or_else(|| self.start + super::sleep::FAR_FUTURE)
     }
 }
 

@@ -1,5 +1,6 @@
 //! One timer's shared state: the state word and the waker, shared by the [`Sleep`] that owns the
-//! timer (on a worker thread) and the time driver that fires it (on the reactor thread).
+//! timer (on the thread that polls it) and the time driver that fires it (on the thread of
+//! whichever reactor turn finds it due: a worker driving a shard, or the `rt-io` thread).
 //!
 //! This file owns the layout of the entry state word; nobody else masks its bits.
 //!
@@ -137,7 +138,7 @@ impl Entry {
             "one owner, one cancel"
         );
         // Rule 3: the driver is calling the waker right now; wait for that call to return. Should
-        // the reactor thread be preempted inside the call, yield to it instead of burning its core.
+        // the firing thread be preempted inside the call, yield to it instead of burning its core.
         let mut spins = 0u32;
         while state & WAKING != 0 {
             if spins < 64 {

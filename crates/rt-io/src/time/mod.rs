@@ -1,11 +1,13 @@
-//! Timers: [`sleep`], [`timeout`], [`interval`], driven by a hierarchical timing wheel on the
-//! reactor thread, with tokio's API.
+//! Timers: [`sleep`], [`timeout`], [`interval`], with tokio's API, on a hierarchical timing wheel
+//! that every reactor turn drives (whichever thread takes it: a worker driving its shard, or the
+//! `rt-io` thread); the timerfd that wakes the reactor for them is on shard 0.
 //!
 //! Code map, in the order a request travels:
 //! - `sleep.rs`: [`Sleep`], the future; it registers its timer on first poll and removes it on
 //!   drop. `timeout.rs` and `interval.rs` are built on it.
 //! - `entry.rs`: one timer's state word and waker, shared by the sleep (worker thread) and the
-//!   driver (reactor thread); the cancel-versus-fire protocol lives there, and loom checks it.
+//!   driver (the thread of a reactor turn); the cancel-versus-fire protocol lives there, and loom
+//!   checks it.
 //! - `wheel.rs`: the timing wheel, 6 levels of 64 slots over a slab; O(1) insert and remove.
 //! - `driver.rs`: the wheel under a lock, the clock (4.096 µs ticks), and how the reactor is woken
 //!   at the next deadline: a `timerfd` (`timerfd.rs`) armed from whichever thread inserts the
@@ -19,6 +21,7 @@
 //! - A sleep whose runtime shut down panics when polled (tokio's behaviour); see `driver.rs`.
 
 pub(crate) mod driver;
+// Public under loom only, for `loom-tests/tests/timer.rs` (loom exception 5 in `rt_core::sync`).
 #[cfg(loom)]
 #[doc(hidden)]
 pub mod entry;
@@ -36,7 +39,3 @@ pub use sleep::{sleep, sleep_until, Sleep};
 pub use std::time::{Duration, Instant};
 pub use timeout::{timeout, timeout_at, Timeout};
 
-/// How far ahead "never" is: about 30 years (as in tokio). The one definition of a deadline
-/// that should not arrive: a sleep whose deadline overflows `Instant`, and a tick past the
-/// clock's range, both end this far from their start.
-pub(crate) const FAR_FUTURE: Duration = Duration::from_secs(86400 * 365 * 30);

@@ -52,9 +52,14 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
     Sleep::new_in(TimeHandle::current(), deadline)
 }
 
-/// About 30 years from now: the deadline of a sleep that should never end (as in tokio).
+/// About 30 years: how far ahead "never" lies for rt's timers (as in tokio). The one such
+/// constant of the workspace: [`far_future`] and the time driver's tick-to-`Instant` overflow
+/// use it.
+pub(crate) const FAR_FUTURE: Duration = Duration::from_secs(86400 * 365 * 30);
+
+/// [`FAR_FUTURE`] from now: the deadline of a sleep that should never end.
 pub(crate) fn far_future() -> Instant {
-    Instant::now() + super::FAR_FUTURE
+    Instant::now() + FAR_FUTURE
 }
 
 /// Future returned by [`sleep`] and [`sleep_until`].

@@ -1,0 +1,146 @@
+//! [`WorkerDriver`]: the scheduler's side of a reactor whose shards the runtime's own worker
+//! threads drive ([`Driver::start_on_workers`](crate::Driver::start_on_workers)).
+//!
+//! A scheduler needs a handful of calls a socket never does: take a turn of a shard (blocking in
+//! its `poll` when idle), interrupt a shard's `poll`, look at a shard's turn count and source
+//! count, and bind each worker thread to its shard. They live here, on a type only the
+//! [`Driver`](crate::Driver) hands out, instead of on [`Handle`], which every socket and timer
+//! holds. The facade (`rt/src/builder.rs`) implements `rt_sched::IoDriver` with it.
+
+use std::fmt;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::Duration;
+
+use rt_core::sync::Ordering;
+
+use crate::handle::Handle;
+use crate::reactor;
+
+/// The scheduler's handle to a reactor whose shards its worker threads drive. Obtained from
+/// [`Driver::worker_driver`](crate::Driver::worker_driver); clones share the reactor.
+#[derive(Clone)]
+pub struct WorkerDriver {
+    handle: Handle,
+}
+
+/// A shard's owner refreshes its CPU once per this many turns (`sched_getcpu` is cheap, but
+/// threads rarely move).
+const CPU_REFRESH_TURNS: u64 = 64;
+
+impl WorkerDriver {
+    pub(crate) fn new(handle: Handle) -> WorkerDriver {
+        WorkerDriver { handle }
+    }
+
+    /// How many shards (`mio::Poll`s) the reactor has (at least one).
+    pub fn shards(&self) -> usize {
+        self.handle.inner.shards.len()
+    }
+
+    /// Makes `shard` of this reactor the calling thread's own: the sources it creates from now
+    /// on register there, and a source whose task keeps waiting on this thread moves there. Each
+    /// worker binds its own shard when it starts. The binding names this reactor: the thread
+    /// has no own shard in any other.
+    pub fn bind_thread(&self, shard: usize) {
+        self.handle.bind_thread(shard);
+    }
+
+    /// Drives `shard` on this thread, if no other thread does: blocks in its `poll` until an IO
+    /// event, a timer, [`WorkerDriver::unpark`] or `timeout`, then wakes what became ready (the
+    /// wakes run here). Returns `false` at once when another thread is driving the shard, or
+    /// when the reactor has stopped. Timers are processed on every shard's turn, and bound
+    /// every shard's timeout, so they fire whichever thread is idle.
+    ///
+    /// The turn does not block if `unless` returns `true`. `unless` runs once this thread holds
+    /// the shard, so a wake-up sent after it returned `false` stays in the shard's `poll` for
+    /// this turn: no other thread can take it first with a turn of its own. (A scheduler passes
+    /// "I was notified meanwhile".)
+    ///
+    /// A panic inside the reactor is contained here: the reactor is then "gone" and every IO
+    /// operation fails with an error that says so, but the calling thread carries on.
+    pub fn try_drive(
+        &self,
+        shard: usize,
+        timeout: Option<Duration>,
+        unless: &dyn Fn() -> bool,
+    ) -> bool {
+        let handle = &self.handle;
+        if !handle.is_running() {
+            return false;
+        }
+        let reactor = &handle.inner;
+        let shard_ref = &reactor.shards[shard];
+        let Ok(mut guard) = shard_ref.core.try_lock() else {
+            return false;
+        };
+        let Some(core) = guard.as_mut() else {
+            return false;
+        };
+        let timeout = if unless() {
+            Some(Duration::ZERO)
+        } else {
+            timeout
+        };
+        let timeout = match (timeout, reactor.time.next_timeout()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let turns = shard_ref.turns.fetch_add(1, Ordering::Relaxed);
+        if turns.is_multiple_of(CPU_REFRESH_TURNS)
+            && reactor.shards.len() > 1
+            && handle.is_home(shard)
+        {
+            shard_ref.cpu.store(current_cpu(), Ordering::Relaxed);
+        }
+        if catch_unwind(AssertUnwindSafe(|| reactor::turn(handle, core, timeout))).is_err() {
+            drop(guard);
+            reactor::stop(handle, true);
+        }
+        true
+    }
+
+    /// Interrupts the thread inside [`WorkerDriver::try_drive`] of `shard`; a wake-up sent
+    /// while nobody drives it makes the next turn of that shard return at once.
+    pub fn unpark(&self, shard: usize) {
+        let _ = self.handle.inner.shards[shard].waker.wake();
+    }
+
+    /// Whether the reactor still delivers events (`try_drive` returns `false` for good once it
+    /// stopped).
+    pub fn is_running(&self) -> bool {
+        self.handle.is_running()
+    }
+
+    /// Turns taken on `shard` so far (a counter that only grows): a worker that sees another's
+    /// shard stand still while that worker is busy polls the shard for it.
+    pub fn turns(&self, shard: usize) -> u64 {
+        self.handle.inner.shards[shard]
+            .turns
+            .load(Ordering::Relaxed)
+    }
+
+    /// Whether any source is registered on `shard`: a worker polls its shard before it looks
+    /// for work elsewhere only when events may be waiting there (the poll is a syscall).
+    pub fn has_sources(&self, shard: usize) -> bool {
+        self.handle.inner.shards[shard]
+            .sources
+            .load(Ordering::Relaxed)
+            != 0
+    }
+}
+
+impl fmt::Debug for WorkerDriver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WorkerDriver")
+            .field("reactor", &self.handle)
+            .field("shards", &self.shards())
+            .finish()
+    }
+}
+
+/// The CPU this thread runs on, or `usize::MAX` if the OS does not say.
+fn current_cpu() -> usize {
+    // SAFETY: `sched_getcpu` has no preconditions.
+    let cpu = unsafe { libc::sched_getcpu() };
+    usize::try_from(cpu).unwrap_or(usize::MAX)
+}
