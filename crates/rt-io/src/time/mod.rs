@@ -38,4 +38,3 @@ pub use interval::{interval, interval_at, Interval, MissedTickBehavior};
 pub use sleep::{sleep, sleep_until, Sleep};
 pub use std::time::{Duration, Instant};
 pub use timeout::{timeout, timeout_at, Timeout};
-
