@@ -4,15 +4,10 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+mod support;
+use support::DropCount;
+
 use rt::task::{GroupError, TaskGroup};
-
-struct DropCount(Arc<AtomicUsize>);
-
-impl Drop for DropCount {
-    fn drop(&mut self) {
-        self.0.fetch_add(1, Ordering::SeqCst);
-    }
-}
 
 #[test]
 fn drop_without_join_aborts_all() {

@@ -5,26 +5,14 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
+mod support;
+use support::DropCount;
+
 use rt::task::{GroupError, TaskGroup};
-
-fn rt() -> rt::Runtime {
-    rt::Builder::new_multi_thread()
-        .worker_threads(2)
-        .build()
-        .unwrap()
-}
-
-struct DropCount(Arc<AtomicUsize>);
-
-impl Drop for DropCount {
-    fn drop(&mut self) {
-        self.0.fetch_add(1, Ordering::SeqCst);
-    }
-}
 
 #[test]
 fn values_in_spawn_order() {
-    rt().block_on(async {
+    support::multi_thread(2).block_on(async {
         let group = TaskGroup::<u32, ()>::new();
         for i in 0..100u32 {
             group.spawn(async move {
@@ -41,7 +29,7 @@ fn values_in_spawn_order() {
 #[test]
 fn error_aborts_siblings_before_join_returns() {
     let drops = Arc::new(AtomicUsize::new(0));
-    rt().block_on(async {
+    support::multi_thread(2).block_on(async {
         let group = TaskGroup::<(), &'static str>::new();
         for _ in 0..50 {
             let guard = DropCount(drops.clone());
@@ -64,7 +52,7 @@ fn error_aborts_siblings_before_join_returns() {
 #[test]
 fn panic_aborts_siblings_and_carries_the_payload() {
     let drops = Arc::new(AtomicUsize::new(0));
-    rt().block_on(async {
+    support::multi_thread(2).block_on(async {
         let group = TaskGroup::<(), ()>::new();
         for _ in 0..10 {
             let guard = DropCount(drops.clone());
@@ -88,7 +76,7 @@ fn panic_aborts_siblings_and_carries_the_payload() {
 fn failure_aborts_siblings_without_join_and_later_spawns_never_run() {
     let drops = Arc::new(AtomicUsize::new(0));
     let ran = Arc::new(AtomicBool::new(false));
-    rt().block_on(async {
+    support::multi_thread(2).block_on(async {
         let group = TaskGroup::<(), u8>::new();
         let guard = DropCount(drops.clone());
         let sibling = group.spawn(async move {

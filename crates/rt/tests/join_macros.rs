@@ -5,22 +5,12 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-fn rt() -> rt::Runtime {
-    rt::Builder::new_current_thread().build().unwrap()
-}
-
-/// Counts its drops.
-struct DropCount(Arc<AtomicUsize>);
-
-impl Drop for DropCount {
-    fn drop(&mut self) {
-        self.0.fetch_add(1, Ordering::SeqCst);
-    }
-}
+mod support;
+use support::DropCount;
 
 #[test]
 fn join_returns_outputs_in_order() {
-    let out = rt().block_on(async {
+    let out = support::current_thread().block_on(async {
         rt::join!(
             async {
                 rt::task::yield_now().await;
@@ -40,7 +30,7 @@ fn join_returns_outputs_in_order() {
 #[test]
 fn join_runs_futures_concurrently_in_one_task() {
     // Each side waits for the other: this only finishes if both are polled concurrently.
-    rt().block_on(async {
+    support::current_thread().block_on(async {
         let (tx_a, rx_a) = rt::sync::oneshot::channel::<u8>();
         let (tx_b, rx_b) = rt::sync::oneshot::channel::<u8>();
         let (a, b) = rt::join!(
@@ -60,7 +50,7 @@ fn join_runs_futures_concurrently_in_one_task() {
 
 #[test]
 fn join_sixteen_futures() {
-    let out = rt().block_on(async {
+    let out = support::current_thread().block_on(async {
         rt::join!(
             async { 0 },
             async { 1 },
@@ -89,8 +79,8 @@ fn join_sixteen_futures() {
 
 #[test]
 fn try_join_all_ok() {
-    let out: Result<(u8, &str), ()> =
-        rt().block_on(async { rt::try_join!(async { Ok(1) }, async { Ok("two") }) });
+    let out: Result<(u8, &str), ()> = support::current_thread()
+        .block_on(async { rt::try_join!(async { Ok(1) }, async { Ok("two") }) });
     assert_eq!(out, Ok((1, "two")));
 }
 
@@ -98,7 +88,7 @@ fn try_join_all_ok() {
 fn try_join_returns_first_err_and_drops_the_rest() {
     let drops = Arc::new(AtomicUsize::new(0));
     let guard = DropCount(drops.clone());
-    let out: Result<((), u8), &str> = rt().block_on(async {
+    let out: Result<((), u8), &str> = support::current_thread().block_on(async {
         rt::try_join!(
             async move {
                 let _guard = guard;

@@ -5,27 +5,14 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+mod support;
+use support::DropCount;
+
 use rt::task::JoinSet;
-
-fn rt() -> rt::Runtime {
-    rt::Builder::new_multi_thread()
-        .worker_threads(2)
-        .build()
-        .unwrap()
-}
-
-/// Counts its drops.
-struct DropCount(Arc<AtomicUsize>);
-
-impl Drop for DropCount {
-    fn drop(&mut self) {
-        self.0.fetch_add(1, Ordering::SeqCst);
-    }
-}
 
 #[test]
 fn join_next_in_completion_order_not_spawn_order() {
-    rt().block_on(async {
+    support::multi_thread(2).block_on(async {
         let mut set = JoinSet::new();
         let (tx, rx) = rt::sync::oneshot::channel::<()>();
         // The first spawned waits for the second to finish.
@@ -47,7 +34,7 @@ fn join_next_in_completion_order_not_spawn_order() {
 
 #[test]
 fn join_next_with_id_matches_the_abort_handle() {
-    rt().block_on(async {
+    support::multi_thread(2).block_on(async {
         let mut set = JoinSet::new();
         let abort = set.spawn(async { 5 });
         let (id, v) = set.join_next_with_id().await.unwrap().unwrap();
@@ -57,7 +44,7 @@ fn join_next_with_id_matches_the_abort_handle() {
 
 #[test]
 fn abort_all_cancels_and_keeps_them_to_join() {
-    rt().block_on(async {
+    support::multi_thread(2).block_on(async {
         let mut set: JoinSet<()> = JoinSet::new();
         for _ in 0..10 {
             set.spawn(std::future::pending());
@@ -75,7 +62,7 @@ fn abort_all_cancels_and_keeps_them_to_join() {
 #[test]
 fn shutdown_waits_until_every_future_is_dropped() {
     let drops = Arc::new(AtomicUsize::new(0));
-    rt().block_on(async {
+    support::multi_thread(2).block_on(async {
         let mut set: JoinSet<()> = JoinSet::new();
         for _ in 0..100 {
             let guard = DropCount(drops.clone());
@@ -92,7 +79,7 @@ fn shutdown_waits_until_every_future_is_dropped() {
 
 #[test]
 fn detach_all_lets_tasks_run_on() {
-    rt().block_on(async {
+    support::multi_thread(2).block_on(async {
         let mut set = JoinSet::new();
         let (tx, rx) = rt::sync::oneshot::channel::<()>();
         let (done_tx, done_rx) = rt::sync::oneshot::channel::<u8>();
@@ -112,7 +99,7 @@ fn detach_all_lets_tasks_run_on() {
 #[test]
 fn drop_aborts() {
     let drops = Arc::new(AtomicUsize::new(0));
-    let rt = rt();
+    let rt = support::multi_thread(2);
     rt.block_on(async {
         let mut set: JoinSet<()> = JoinSet::new();
         let guard = DropCount(drops.clone());
@@ -134,7 +121,7 @@ fn drop_aborts() {
 
 #[test]
 fn panic_is_a_join_error_and_join_all_collects() {
-    rt().block_on(async {
+    support::multi_thread(2).block_on(async {
         let mut set = JoinSet::new();
         set.spawn(async { panic!("boom") });
         let err = set.join_next().await.unwrap().unwrap_err();
@@ -154,7 +141,7 @@ fn panic_is_a_join_error_and_join_all_collects() {
 
 #[test]
 fn try_join_next_does_not_wait() {
-    rt().block_on(async {
+    support::multi_thread(2).block_on(async {
         let mut set: JoinSet<u8> = JoinSet::new();
         assert!(set.try_join_next().is_none());
         let abort = set.spawn(async { 1 });

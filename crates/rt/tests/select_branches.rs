@@ -9,9 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-fn rt() -> rt::Runtime {
-    rt::Builder::new_current_thread().build().unwrap()
-}
+mod support;
 
 /// A ready future that counts its polls.
 struct CountPolls(Arc<AtomicUsize>);
@@ -27,7 +25,7 @@ impl Future for CountPolls {
 #[test]
 fn false_precondition_disables_the_branch() {
     let polls = Arc::new(AtomicUsize::new(0));
-    let got = rt().block_on(async {
+    let got = support::current_thread().block_on(async {
         let enabled = false;
         rt::select! {
             _ = CountPolls(polls.clone()), if enabled => "disabled",
@@ -40,7 +38,7 @@ fn false_precondition_disables_the_branch() {
 
 #[test]
 fn pattern_mismatch_disables_only_that_branch() {
-    let got = rt().block_on(async {
+    let got = support::current_thread().block_on(async {
         rt::select! {
             biased;
             Some(mut v) = std::future::ready(None::<String>) => {
@@ -58,7 +56,7 @@ fn pattern_mismatch_disables_only_that_branch() {
 
 #[test]
 fn else_runs_when_every_branch_is_disabled() {
-    let got = rt().block_on(async {
+    let got = support::current_thread().block_on(async {
         rt::select! {
             Some(v) = std::future::ready(None::<u8>) => v,
             v = std::future::ready(1u8), if false => v,
@@ -71,7 +69,7 @@ fn else_runs_when_every_branch_is_disabled() {
 #[test]
 #[should_panic(expected = "all branches are disabled and there is no else branch")]
 fn no_else_panics_when_every_branch_is_disabled() {
-    rt().block_on(async {
+    support::current_thread().block_on(async {
         rt::select! {
             Some(v) = std::future::ready(None::<u8>) => v,
             v = std::future::ready(1u8), if false => v,
@@ -94,6 +92,12 @@ fn handlers_control_the_callers_flow() {
         }
         None
     }
-    assert_eq!(rt().block_on(first_even(vec![1, 3, 4, 5])), Some(4));
-    assert_eq!(rt().block_on(first_even(vec![1, 3])), None);
+    assert_eq!(
+        support::current_thread().block_on(first_even(vec![1, 3, 4, 5])),
+        Some(4)
+    );
+    assert_eq!(
+        support::current_thread().block_on(first_even(vec![1, 3])),
+        None
+    );
 }

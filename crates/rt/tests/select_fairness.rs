@@ -1,13 +1,11 @@
 //! `rt::select!` picks a random start branch on each call, so two always-ready branches each
 //! win about half the time; with `biased;` the first ready branch always wins.
 
-fn rt() -> rt::Runtime {
-    rt::Builder::new_current_thread().build().unwrap()
-}
+mod support;
 
 #[test]
 fn two_ready_branches_each_win_40_to_60_percent() {
-    let (a, b) = rt().block_on(async {
+    let (a, b) = support::current_thread().block_on(async {
         let (mut a, mut b) = (0u32, 0u32);
         for _ in 0..10_000 {
             rt::select! {
@@ -30,7 +28,7 @@ fn two_ready_branches_each_win_40_to_60_percent() {
 
 #[test]
 fn biased_polls_in_declaration_order() {
-    let firsts = rt().block_on(async {
+    let firsts = support::current_thread().block_on(async {
         let mut firsts = 0u32;
         for _ in 0..10_000 {
             rt::select! {
@@ -47,7 +45,7 @@ fn biased_polls_in_declaration_order() {
 
 #[test]
 fn sixteen_branches() {
-    let won = rt().block_on(async {
+    let won = support::current_thread().block_on(async {
         rt::select! {
             biased;
             _ = std::future::pending::<()>() => 0,
