@@ -101,6 +101,14 @@ impl Driver {
         })
     }
 
+    /// Installs where the reactor runs blocking work — host-name lookups for `lookup_host` and
+    /// the sockets' `bind`/`connect`/`send_to` — so it never runs on a worker. The facade hands
+    /// it the runtime's blocking pool at build; rt-io has no pool of its own (it does not depend
+    /// on rt-sched). Without one, each lookup runs on a short-lived thread.
+    pub fn set_blocking_spawner(&self, spawner: crate::net::BlockingSpawner) {
+        self.handle.set_blocking_spawner(spawner);
+    }
+
     /// A handle to this driver's reactor.
     pub fn handle(&self) -> Handle {
         self.handle.clone()
