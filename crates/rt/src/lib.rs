@@ -15,6 +15,7 @@
 
 mod builder;
 mod context;
+pub mod fs;
 mod handle;
 mod macros;
 pub mod runtime;
