@@ -18,6 +18,7 @@ mod context;
 pub mod fs;
 mod handle;
 mod macros;
+pub mod process;
 pub mod runtime;
 pub mod task;
 mod unhandled;
