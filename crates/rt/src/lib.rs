@@ -20,6 +20,7 @@ mod handle;
 mod macros;
 pub mod process;
 pub mod runtime;
+pub mod signal;
 pub mod task;
 mod unhandled;
 
