@@ -385,10 +385,9 @@ impl Drop for Child {
         if self.kill_on_drop {
             let _ = std.kill();
         }
-        match std.try_wait() {
-            Ok(None) => ORPHANS.lock().unwrap_or_else(|e| e.into_inner()).push(std),
-            // Reaped now, or not ours to reap any more.
-            Ok(Some(_)) | Err(_) => {}
+        // Otherwise reaped now, or not ours to reap any more.
+        if let Ok(None) = std.try_wait() {
+            ORPHANS.lock().unwrap_or_else(|e| e.into_inner()).push(std);
         }
     }
 }

@@ -26,7 +26,7 @@ impl Pipe {
     fn poll_read(&self, cx: &mut Context<'_>, dst: &mut [u8]) -> Poll<io::Result<usize>> {
         loop {
             let mut guard = ready!(self.fd.poll_read_ready(cx))?;
-            if let Ok(res) = guard.try_io(|fd| (&mut &*fd.get_ref()).read(dst)) {
+            if let Ok(res) = guard.try_io(|fd| (&mut fd.get_ref()).read(dst)) {
                 return Poll::Ready(res);
             }
         }
@@ -35,7 +35,7 @@ impl Pipe {
     fn poll_write(&self, cx: &mut Context<'_>, src: &[u8]) -> Poll<io::Result<usize>> {
         loop {
             let mut guard = ready!(self.fd.poll_write_ready(cx))?;
-            if let Ok(res) = guard.try_io(|fd| (&mut &*fd.get_ref()).write(src)) {
+            if let Ok(res) = guard.try_io(|fd| (&mut fd.get_ref()).write(src)) {
                 return Poll::Ready(res);
             }
         }

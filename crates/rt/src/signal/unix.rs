@@ -177,7 +177,7 @@ impl Signal {
             };
             let mut count = [0u8; 8];
             // Reading an eventfd resets its counter: the deliveries since the last read merge.
-            match guard.try_io(|fd| (&mut &*fd.get_ref()).read(&mut count)) {
+            match guard.try_io(|fd| (&mut fd.get_ref()).read(&mut count)) {
                 Ok(Ok(_)) => return Poll::Ready(Some(())),
                 Ok(Err(_)) => return Poll::Ready(None),
                 Err(_would_block) => continue,
