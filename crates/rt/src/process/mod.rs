@@ -34,7 +34,7 @@ use std::os::fd::{FromRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 
-use rt_core::sync::Mutex;
+use rt_core::sync::unmodelled;
 use rt_io::io::{AsyncFd, Interest};
 
 /// Builds a child process: tokio's `Command` (std's builder, with async `output`/`status`, rt
@@ -392,8 +392,9 @@ impl Drop for Child {
     }
 }
 
-/// Children dropped before they were reaped; reaped by [`reap_orphans`].
-static ORPHANS: Mutex<Vec<std::process::Child>> = Mutex::new(Vec::new());
+/// Children dropped before they were reaped; reaped by [`reap_orphans`]. Process-wide and part
+/// of no lock-free protocol: `rt_core::sync::unmodelled`'s std `Mutex`.
+static ORPHANS: unmodelled::Mutex<Vec<std::process::Child>> = unmodelled::Mutex::new(Vec::new());
 
 /// Reaps every orphan that has exited, without blocking.
 fn reap_orphans() {
