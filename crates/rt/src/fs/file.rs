@@ -441,6 +441,10 @@ impl File {
 
     /// The std file, after any operation in flight ended (its error is dropped: flush first
     /// to see it) and with the position where the caller thinks it is.
+    ///
+    /// # Panics
+    /// Only if a cancelled call still holds the file on the blocking pool and duplicating the
+    /// descriptor fails (out of file descriptors).
     pub async fn into_std(self) -> std::fs::File {
         let _ = self.settle().await;
         let back = match &mut self.lock().state {
@@ -450,7 +454,12 @@ impl File {
         if let Some(back) = back {
             let _ = (&*self.std).seek(SeekFrom::Current(back));
         }
-        Arc::try_unwrap(self.std).expect("no operation in flight holds the file")
+        // A cancelled `metadata`/`set_permissions` may still hold the file on the pool: then a
+        // duplicate of the descriptor (sharing the position) stands in for it.
+        Arc::try_unwrap(self.std).unwrap_or_else(|std| {
+            std.try_clone()
+                .expect("into_std: could not duplicate a file still used on the blocking pool")
+        })
     }
 
     /// The std file, if no operation is in flight; else the `File` back.

@@ -170,7 +170,16 @@ impl Command {
     ///
     /// # Panics
     /// Outside an rt runtime (the pidfd and pipes register with its reactor).
+    #[track_caller]
     pub fn spawn(&mut self) -> io::Result<Child> {
+        // Checked before the fork: a child must never be left running unwatched.
+        if rt_io::Handle::try_current().is_none() {
+            panic!(
+                "rt::process::Command::spawn called outside of an rt runtime: call it from a \
+                 task, inside Runtime::block_on or #[rt::main] (the child's pidfd and pipes \
+                 register with the runtime's reactor)"
+            );
+        }
         reap_orphans();
         let mut std = self.std.spawn()?;
         let pidfd = match pidfd_open(std.id()) {
