@@ -55,7 +55,7 @@ pub(crate) struct Reactor {
     next_shard: AtomicUsize,
     /// Where host-name lookups run (the runtime's blocking pool), set once at runtime build
     /// (`Driver::set_blocking_spawner`); see `net/addr.rs`.
-    blocking: Mutex<Option<crate::net::BlockingSpawner>>,
+    blocking: Mutex<Option<crate::driver::BlockingSpawner>>,
     /// Test seam: replaces `getaddrinfo` for this reactor's lookups.
     #[cfg(feature = "test-hooks")]
     resolver: Mutex<Option<crate::net::TestResolver>>,
@@ -266,7 +266,7 @@ impl Handle {
 
     /// Where blocking work (host-name lookups) runs: the runtime's blocking pool, or `None`
     /// when no runtime installed one.
-    pub(crate) fn blocking_spawner(&self) -> Option<crate::net::BlockingSpawner> {
+    pub(crate) fn blocking_spawner(&self) -> Option<crate::driver::BlockingSpawner> {
         self.inner
             .blocking
             .lock()
@@ -274,7 +274,7 @@ impl Handle {
             .clone()
     }
 
-    pub(crate) fn set_blocking_spawner(&self, spawner: crate::net::BlockingSpawner) {
+    pub(crate) fn set_blocking_spawner(&self, spawner: crate::driver::BlockingSpawner) {
         *self
             .inner
             .blocking

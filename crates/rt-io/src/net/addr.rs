@@ -20,10 +20,6 @@ use rt_core::sync::{Arc, Mutex};
 
 use crate::handle::Handle;
 
-/// Runs a blocking job somewhere that is not a worker (the runtime's blocking pool). Installed
-/// by the facade with [`crate::Driver::set_blocking_spawner`].
-pub type BlockingSpawner = std::sync::Arc<dyn Fn(Box<dyn FnOnce() + Send>) + Send + Sync>;
-
 /// Test seam (cargo feature `test-hooks`): stands in for `getaddrinfo` on the blocking pool.
 #[cfg(feature = "test-hooks")]
 pub type TestResolver = std::sync::Arc<dyn Fn(&str) -> io::Result<Vec<SocketAddr>> + Send + Sync>;

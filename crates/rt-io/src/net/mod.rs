@@ -14,7 +14,7 @@
 mod addr;
 #[cfg(feature = "test-hooks")]
 pub use addr::TestResolver;
-pub use addr::{lookup_host, BlockingSpawner, ToSocketAddrs};
+pub use addr::{lookup_host, ToSocketAddrs};
 #[macro_use]
 mod halves;
 pub(crate) mod raw_socket;
