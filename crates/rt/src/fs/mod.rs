@@ -1,7 +1,7 @@
 //! Files and directories, tokio's `fs` shape: every operation runs on the runtime's blocking
 //! pool ([`crate::spawn_blocking`]), so a slow disk never holds up a worker.
 //!
-//! - `mod.rs`: the one-shot functions ([`read`], [`write`], [`copy`], [`metadata`], …).
+//! - `mod.rs`: the one-shot functions ([`read`], [`write()`], [`copy`], [`metadata`], …).
 //! - `file.rs`: [`File`], with tokio's buffering: a write copies into the file's buffer and runs
 //!   on the pool while the task goes on; it is in flight until `flush` (or the next operation),
 //!   and its error surfaces at the next call.
