@@ -18,14 +18,14 @@ fn one_worker() -> rt::Runtime {
 }
 
 #[test]
-fn a_timer_fires_on_the_only_worker_while_a_lookup_is_held_up() {
+fn a_timer_fires_on_the_only_worker_while_localhost_is_being_resolved() {
     let rt = one_worker();
     let (entered_tx, entered_rx) = rt::sync::oneshot::channel::<thread::ThreadId>();
     let entered_tx = Mutex::new(Some(entered_tx));
     let (release_tx, release_rx) = mpsc::channel::<()>();
     let release_rx = Mutex::new(release_rx);
     let resolver: TestResolver = Arc::new(move |host: &str| {
-        assert_eq!(host, "held-up.test:80");
+        assert_eq!(host, "localhost:80");
         if let Some(tx) = entered_tx.lock().unwrap().take() {
             let _ = tx.send(thread::current().id());
         }
@@ -36,7 +36,8 @@ fn a_timer_fires_on_the_only_worker_while_a_lookup_is_held_up() {
             .unwrap()
             .recv_timeout(Duration::from_secs(30))
         {
-            Ok(()) => Ok(vec![SocketAddr::from((Ipv4Addr::LOCALHOST, 80))]),
+            // Then the real resolver answers.
+            Ok(()) => std::net::ToSocketAddrs::to_socket_addrs(host).map(Iterator::collect),
             Err(_) => Err(io::Error::other(
                 "never released: the lookup blocked the worker",
             )),
@@ -46,7 +47,7 @@ fn a_timer_fires_on_the_only_worker_while_a_lookup_is_held_up() {
         rt_io::Handle::current().set_resolver_for_test(Some(resolver));
         rt::spawn(async move {
             let worker = thread::current().id();
-            let lookup = rt::spawn(async { rt::net::lookup_host("held-up.test:80").await });
+            let lookup = rt::spawn(async { rt::net::lookup_host("localhost:80").await });
             let resolver_thread = entered_rx.await.unwrap();
             // The lookup is in the resolver now, and stays there until released below.
             rt::time::sleep(Duration::from_millis(5)).await;
@@ -59,7 +60,8 @@ fn a_timer_fires_on_the_only_worker_while_a_lookup_is_held_up() {
     });
     let (worker, resolver_thread, addrs) = out;
     assert_ne!(worker, resolver_thread, "the lookup ran on the worker");
-    assert_eq!(addrs, vec![SocketAddr::from((Ipv4Addr::LOCALHOST, 80))]);
+    assert!(!addrs.is_empty());
+    assert!(addrs.iter().all(|a| a.ip().is_loopback() && a.port() == 80));
 }
 
 #[test]
