@@ -15,9 +15,12 @@
 
 mod builder;
 mod context;
+pub mod fs;
 mod handle;
 mod macros;
+pub mod process;
 pub mod runtime;
+pub mod signal;
 pub mod task;
 mod unhandled;
 
