@@ -46,8 +46,8 @@
 //!
 //! 1. **Only inside a poll.** The slot is touched only on the thread that is polling the
 //!    coroutine's body, while `poll_resume` is on its stack: by `poll_resume` itself, and by a
-//!    `yield_` future, which reaches it through the thread-local [`CURRENT`] (the running
-//!    coroutine's id and slot address), set for exactly the duration of the body's poll and
+//!    `yield_` future, which reaches it through the thread-local [`CURRENT`] (the address of
+//!    the running coroutine's [`Shared`]: its id, then its slot), set for exactly the duration of the body's poll and
 //!    restored after it (also on unwind), so nested coroutines see their own. Hence no atomics:
 //!    the slot is never shared between threads at the same time, and `Coroutine: Send` moves it
 //!    whole.
@@ -93,9 +93,9 @@ pub(crate) enum Sendable {}
 pub(crate) struct Local(PhantomData<*const ()>);
 
 rt_core::sync::thread_local! {
-    /// The coroutine whose body this thread is polling: its id and its slot's address
-    /// (`(0, null)` when none). Rule 1.
-    static CURRENT: Cell<(u64, *const ())> = const { Cell::new((0, ptr::null())) };
+    /// The [`Shared`] of the coroutine whose body this thread is polling (null when none).
+    /// Rule 1. One pointer, so entering and leaving a poll are one 8-byte store each.
+    static CURRENT: Cell<*const u64> = const { Cell::new(ptr::null()) };
 }
 
 /// A fresh coroutine id, never 0, never reused (rule 2). Handed out in per-thread blocks so a
@@ -122,26 +122,30 @@ fn next_id() -> u64 {
         .unwrap_or_else(|_| take().0)
 }
 
-/// The id of the coroutine whose body this thread is polling, and its slot (rule 1).
-pub(super) fn current() -> (u64, *const ()) {
-    CURRENT.try_with(Cell::get).unwrap_or((0, ptr::null()))
+/// The [`Shared`] of the coroutine whose body this thread is polling, as a pointer to its id
+/// (its first field), or null (rule 1).
+#[inline]
+pub(super) fn current() -> *const u64 {
+    CURRENT.try_with(Cell::get).unwrap_or(ptr::null())
 }
 
 /// Sets [`CURRENT`] for one poll and restores the previous value when dropped (also on unwind).
 struct Enter {
-    prev: (u64, *const ()),
+    prev: *const u64,
 }
 
 impl Enter {
-    fn new(id: u64, slot: *const ()) -> Enter {
+    #[inline]
+    fn new(shared: *const u64) -> Enter {
         let prev = CURRENT
-            .try_with(|c| c.replace((id, slot)))
-            .unwrap_or((0, ptr::null()));
+            .try_with(|c| c.replace(shared))
+            .unwrap_or(ptr::null());
         Enter { prev }
     }
 }
 
 impl Drop for Enter {
+    #[inline]
     fn drop(&mut self) {
         let _ = CURRENT.try_with(|c| c.set(self.prev));
     }
@@ -152,6 +156,15 @@ pub(super) enum Slot<Y, R> {
     Empty,
     Yielded(Y),
     Resumed(R),
+}
+
+/// What a coroutine shares with the `yield_` futures of its body during a poll (rule 1).
+#[repr(C)]
+pub(super) struct Shared<Y, R> {
+    /// This body's id (rule 2). The first field of a `repr(C)` struct, so a `yield_` can read it
+    /// through [`CURRENT`] before it knows the slot's types.
+    pub(super) id: u64,
+    pub(super) slot: Cell<Slot<Y, R>>,
 }
 
 /// What the pool block holds while the coroutine is alive.
@@ -269,9 +282,7 @@ pub(crate) struct Raw<Y, R, T, K> {
     block: Layout,
     vtable: VTable<Y, R, T>,
     stage: Stage,
-    /// This body's id (rule 2).
-    id: u64,
-    slot: Cell<Slot<Y, R>>,
+    shared: Shared<Y, R>,
     _kind: PhantomData<K>,
 }
 
@@ -303,8 +314,10 @@ impl<Y, R, T, K> Raw<Y, R, T, K> {
             block,
             vtable,
             stage: Stage::Fresh,
-            id: next_id(),
-            slot: Cell::new(Slot::Empty),
+            shared: Shared {
+                id: next_id(),
+                slot: Cell::new(Slot::Empty),
+            },
             _kind: PhantomData,
         }
     }
@@ -341,8 +354,8 @@ impl<Y, R, T, K> Raw<Y, R, T, K> {
             )
         };
         self.vtable = vtable;
-        self.id = next_id();
-        self.slot.set(Slot::Empty);
+        self.shared.id = next_id();
+        self.shared.slot.set(Slot::Empty);
         self.stage = Stage::Fresh;
     }
 
@@ -356,7 +369,7 @@ impl<Y, R, T, K> Raw<Y, R, T, K> {
             // Dead now, so they are never used again.
             let _ = catch_unwind(AssertUnwindSafe(|| unsafe { drop(frame) }));
         }
-        let _ = catch_unwind(AssertUnwindSafe(|| self.slot.set(Slot::Empty)));
+        let _ = catch_unwind(AssertUnwindSafe(|| self.shared.slot.set(Slot::Empty)));
     }
 
     /// One step of a resume: starts the body (first resume) or hands `arg` to the waiting
@@ -376,7 +389,7 @@ impl<Y, R, T, K> Raw<Y, R, T, K> {
                 let Some(a) = arg.take() else {
                     unreachable!("a resume's first poll always carries its argument")
                 };
-                let co = Co::new(self.id);
+                let co = Co::new(self.shared.id);
                 let (start, frame) = (self.vtable.start, self.frame);
                 // The block is empty while the body is called (stages, module docs).
                 self.stage = Stage::Dead;
@@ -389,15 +402,15 @@ impl<Y, R, T, K> Raw<Y, R, T, K> {
             Stage::Running => {
                 if let Some(a) = arg.take() {
                     // Rule 4; a stale `Resumed` is dropped (rule 3).
-                    self.slot.set(Slot::Resumed(a));
+                    self.shared.slot.set(Slot::Resumed(a));
                 }
             }
         }
 
         let (poll, frame) = (self.vtable.poll, self.frame);
-        let slot = ptr::from_ref(&self.slot).cast::<()>();
+        let shared = ptr::from_ref(&self.shared).cast::<u64>();
         let polled = {
-            let _enter = Enter::new(self.id, slot);
+            let _enter = Enter::new(shared);
             // SAFETY: stage is Running: the block holds this vtable's pinned future.
             catch_unwind(AssertUnwindSafe(|| unsafe { poll(frame, cx) }))
         };
@@ -407,14 +420,14 @@ impl<Y, R, T, K> Raw<Y, R, T, K> {
                 // SAFETY: the block held the future (Running); the stage is Dead now. A finished
                 // async body has nothing left to drop but its shell.
                 unsafe { (self.vtable.drop)(self.frame) };
-                self.slot.set(Slot::Empty);
+                self.shared.slot.set(Slot::Empty);
                 Poll::Ready(Ok(Resumed::Return(value)))
             }
-            Ok(Poll::Pending) => match self.slot.replace(Slot::Empty) {
+            Ok(Poll::Pending) => match self.shared.slot.replace(Slot::Empty) {
                 Slot::Yielded(y) => Poll::Ready(Ok(Resumed::Yield(y))),
                 other => {
                     // Rule 4: not a yield; the body waits for something else.
-                    self.slot.set(other);
+                    self.shared.slot.set(other);
                     Poll::Pending
                 }
             },

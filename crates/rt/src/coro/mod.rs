@@ -101,7 +101,6 @@ mod coroutine;
 mod frame;
 
 use std::any::Any;
-use std::cell::Cell;
 use std::fmt;
 use std::future::Future;
 use std::marker::PhantomData;
@@ -110,7 +109,7 @@ use std::task::{Context, Poll};
 
 pub use coroutine::{Coroutine, LocalCoroutine};
 
-use frame::{Payload, Slot};
+use frame::{Payload, Shared, Slot};
 
 /// The handle a coroutine's body yields through; given to the body as its first parameter.
 ///
@@ -171,8 +170,11 @@ impl<Y, R> Future for Yield<Y, R> {
 
     fn poll(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<R> {
         let this = self.get_mut();
-        let (current, slot) = frame::current();
-        if current != this.id {
+        let current = frame::current();
+        // SAFETY: a non-null `CURRENT` points at the `Shared` of a coroutine inside
+        // `poll_resume` on this thread (rule 1 in `frame.rs`): live, and its first field is the
+        // `u64` id, which nobody writes during the poll.
+        if current.is_null() || unsafe { *current } != this.id {
             panic!(
                 "Co::yield_ polled outside its coroutine's body: a Co works only inside the body \
                  it was given to, while that coroutine is being resumed (this one was moved out \
@@ -180,11 +182,11 @@ impl<Y, R> Future for Yield<Y, R> {
                  its coroutine was reset); yield from the body itself"
             );
         }
-        // SAFETY: the ids match, so per rules 1 and 2 in `frame.rs` `slot` is the
-        // `Cell<Slot<Y, R>>` of this `Co`'s coroutine, which is inside `poll_resume` on this
-        // thread, polling the body that polls us: it is live, of these types, and only shared
-        // (as a `Cell`) for the duration of this call.
-        let slot = unsafe { &*slot.cast::<Cell<Slot<Y, R>>>() };
+        // SAFETY: the ids match, so per rules 1 and 2 in `frame.rs` `current` points at the
+        // `Shared<Y, R>` of this `Co`'s coroutine, which is inside `poll_resume` on this thread,
+        // polling the body that polls us: it is live, of these types, and only shared (its
+        // slot is a `Cell`) for the duration of this call.
+        let slot = unsafe { &(*current.cast::<Shared<Y, R>>()).slot };
         match this.value.take() {
             Some(y) => match slot.replace(Slot::Empty) {
                 Slot::Yielded(other) => {
@@ -238,7 +240,8 @@ pub struct ResumeError {
 
 enum Repr {
     Dead,
-    Panic(Payload),
+    /// Boxed: keeps `ResumeError` one word, so a resume's result stays small on the hot path.
+    Panic(Box<Payload>),
 }
 
 impl ResumeError {
@@ -248,7 +251,7 @@ impl ResumeError {
 
     pub(crate) fn panic(payload: Box<dyn Any + Send + 'static>) -> ResumeError {
         ResumeError {
-            repr: Repr::Panic(Payload::new(payload)),
+            repr: Repr::Panic(Box::new(Payload::new(payload))),
         }
     }
 
