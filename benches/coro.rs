@@ -11,6 +11,10 @@
 //!
 //! Target (issue 10): the `rt_coro` round trip ≤ 25 ns.
 //!
+//! Also printed: `rt_coro` and `naive_generator` in 30 alternating rounds of 1,000,000 round
+//! trips each, with the median of the per-round ratios (steadier than criterion's two separate
+//! measurements on a machine whose speed drifts; see `rt_benches::paired`).
+//!
 //! Run: `cargo bench -p rt-benches --bench coro`
 
 use std::cell::RefCell;
@@ -150,5 +154,55 @@ fn round_trip(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, round_trip);
+/// `rt_coro` vs `naive_generator`, alternating, with the median per-round ratio.
+fn paired(_c: &mut Criterion) {
+    const ROUNDS: usize = 30;
+    const TRIPS: u64 = 1_000_000;
+    let mut co = rt_coro();
+    let mut gen = naive::Generator::new();
+    gen.resume(0);
+    let mut run_rt = || {
+        let start = Instant::now();
+        for i in 0..TRIPS {
+            black_box(co.resume(black_box(i)).is_ok());
+        }
+        start.elapsed()
+    };
+    let mut run_naive = || {
+        let start = Instant::now();
+        for i in 0..TRIPS {
+            black_box(gen.resume(black_box(i)));
+        }
+        start.elapsed()
+    };
+    let (mut rts, mut naives, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..ROUNDS {
+        let (r, n) = if round % 2 == 0 {
+            let r = run_rt();
+            (r, run_naive())
+        } else {
+            let n = run_naive();
+            (run_rt(), n)
+        };
+        rts.push(r);
+        naives.push(n);
+        ratios.push(r.as_secs_f64() / n.as_secs_f64());
+    }
+    rts.sort();
+    naives.sort();
+    ratios.sort_by(f64::total_cmp);
+    let per_trip = |d: Duration| d.as_secs_f64() * 1e9 / TRIPS as f64;
+    println!(
+        "coro_round_trip paired ({ROUNDS} alternating rounds of {TRIPS}): rt_coro median \
+         {:.1} ns, naive_generator median {:.1} ns, median of per-round rt/naive = {:.2} \
+         (range {:.2}-{:.2})",
+        per_trip(rts[ROUNDS / 2]),
+        per_trip(naives[ROUNDS / 2]),
+        ratios[ROUNDS / 2],
+        ratios[0],
+        ratios[ROUNDS - 1],
+    );
+}
+
+criterion_group!(benches, round_trip, paired);
 criterion_main!(benches);

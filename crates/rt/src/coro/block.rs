@@ -1,5 +1,5 @@
-//! The synchronous `resume`: polls the body with a waker that unparks this thread, and parks
-//! while the body awaits something that is not ready.
+//! The synchronous `resume`: polls the body, and while it awaits something that is not ready,
+//! polls it again with a waker that unparks this thread and parks until woken.
 
 use std::task::{Context, Poll, Wake, Waker};
 
@@ -42,6 +42,15 @@ pub(super) fn resume<Y, R, T, K>(
     method: &str,
 ) -> Result<Resumed<Y, T>, ResumeError> {
     let mut arg = Some(arg);
+    // Fast path: a body that yields (or returns) never looks at the waker, so the first poll
+    // takes a no-op one and touches no thread-local for it.
+    let mut cx = Context::from_waker(Waker::noop());
+    if let Poll::Ready(out) = raw.poll_resume(&mut arg, &mut cx) {
+        return out;
+    }
+    // The body awaits something that is not ready, and has registered the no-op waker with it.
+    // Poll again with one that unparks this thread: a future registers the waker of its latest
+    // poll (that is the `Future` contract), so from here on a wake-up reaches us.
     let mut run = |waker: &Waker| {
         let mut cx = Context::from_waker(waker);
         loop {

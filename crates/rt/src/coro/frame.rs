@@ -375,6 +375,7 @@ impl<Y, R, T, K> Raw<Y, R, T, K> {
     /// One step of a resume: starts the body (first resume) or hands `arg` to the waiting
     /// `yield_` (rule 4), then polls the body once with `cx`. `arg` is taken on the first call
     /// of a resume; later calls of the same resume (after `Pending`) pass `None`.
+    #[inline(always)]
     pub(crate) fn poll_resume(
         &mut self,
         arg: &mut Option<R>,
