@@ -122,9 +122,9 @@ macro_rules! common_api {
             /// (timers, IO, channels), this future is pending instead of blocking the thread.
             ///
             /// # Cancel safety
-            /// Not cancel safe: dropped while pending, the body stays where it was (awaiting);
-            /// the next resume goes on from there, and its argument goes to the next `yield_`
-            /// that waits for one (the first `yield_` after that discards it).
+            /// Not cancel safe: dropped while pending, the body stays inside whatever it was
+            /// awaiting (it is still alive); the next resume continues it from there, and that
+            /// resume's argument is discarded, since no `yield_` was waiting for it.
             pub fn resume_async(
                 &mut self,
                 arg: R,
