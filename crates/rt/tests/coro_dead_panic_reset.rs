@@ -128,3 +128,17 @@ fn dropping_a_suspended_coroutine_drops_its_body() {
     drop(co);
     assert_eq!(Arc::strong_count(&held), 1);
 }
+
+#[test]
+fn resume_error_is_a_send_sync_error() {
+    fn assert_error<E: std::error::Error + Send + Sync + 'static>() {}
+    assert_error::<rt::coro::ResumeError>();
+    // `?` into a boxed error works.
+    fn dead() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        let mut co: Coroutine<(), (), ()> = Coroutine::new(|_co: Co<()>, ()| async {});
+        co.resume(())?;
+        co.resume(())?;
+        Ok(())
+    }
+    assert!(dead().unwrap_err().to_string().contains("dead coroutine"));
+}

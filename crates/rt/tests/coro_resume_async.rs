@@ -91,3 +91,31 @@ fn sync_resume_of_a_yielding_body_works_on_a_worker() {
         .unwrap();
     assert_eq!(v, 3);
 }
+
+#[test]
+fn a_resume_async_dropped_mid_await_leaves_the_body_where_it_was() {
+    let rt = rt::Builder::new_current_thread().build().unwrap();
+    rt.block_on(async {
+        let (tx, rx) = rt::sync::oneshot::channel::<u32>();
+        let mut co: Coroutine<u32, u32, (u32, u32)> =
+            Coroutine::new(move |co: Co<u32, u32>, first: u32| async move {
+                let got = rx.await.unwrap();
+                let next = co.yield_(first + got).await;
+                (got, next)
+            });
+        // Polled once: the body waits on the oneshot; then the resume is dropped (select! lost).
+        rt::select! {
+            biased;
+            _ = co.resume_async(1) => unreachable!("the oneshot is not sent yet"),
+            _ = std::future::ready(()) => {}
+        }
+        assert!(co.is_alive());
+        tx.send(10).unwrap();
+        // The next resume continues the await; its own argument (99) had no yield_ to go to.
+        assert!(matches!(co.resume_async(99).await, Ok(Resumed::Yield(11))));
+        assert!(matches!(
+            co.resume_async(5).await,
+            Ok(Resumed::Return((10, 5)))
+        ));
+    });
+}
