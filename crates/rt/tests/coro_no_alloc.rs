@@ -89,3 +89,32 @@ fn coroutines_in_a_loop_allocate_nothing_once_warm() {
     // The counter counts: a Box is one allocation.
     assert_eq!(allocations(|| drop(std::hint::black_box(Box::new(1u8)))), 1);
 }
+
+/// A body larger than the pool's biggest class (4 KiB) has its frame from the global
+/// allocator, which makes `reset`'s reuse of the frame countable.
+#[test]
+fn reset_reuses_a_frame_the_new_body_fits() {
+    fn big_body(fill: u8) -> impl FnOnce(Co<u64, u64>, u64) -> std::future::Ready<u64> + Send {
+        let big = [fill; 8 << 10];
+        move |_co, first| std::future::ready(first + u64::from(big[0]))
+    }
+    let mut co: Coroutine<u64, u64, u64> = Coroutine::new(big_body(1));
+    assert!(matches!(co.resume(1), Ok(Resumed::Return(2))));
+    let counted = allocations(|| {
+        for i in 0..100u8 {
+            co.reset(big_body(i));
+            assert!(matches!(co.resume(1), Ok(Resumed::Return(r)) if r == 1 + u64::from(i)));
+        }
+    });
+    assert_eq!(counted, 0, "reset into a same-size body reuses the frame");
+
+    // A body that does not fit needs a new frame: one allocation.
+    let larger = [3u8; 16 << 10];
+    let counted = allocations(|| {
+        co.reset(move |_co: Co<u64, u64>, first: u64| {
+            std::future::ready(first + u64::from(larger[1]))
+        })
+    });
+    assert_eq!(counted, 1);
+    assert!(matches!(co.resume(1), Ok(Resumed::Return(4))));
+}

@@ -1,5 +1,6 @@
 //! One coroutine's frame and its resume slot: the machinery under
-//! [`Coroutine`](super::Coroutine) and [`LocalCoroutine`](super::LocalCoroutine), which differ only in their `Send` bound (the `K` parameter).
+//! [`Coroutine`](super::Coroutine) and [`LocalCoroutine`](super::LocalCoroutine), which differ
+//! only in their `Send` bound (the `K` parameter).
 //!
 //! # The frame
 //!
@@ -14,11 +15,12 @@
 //! # Stages
 //!
 //! ```text
-//!   new/reset        first resume: body(co, arg)      poll -> Ready(T) or a panic
-//!  ----------> Fresh ----------------------------> Running -----------------------> Dead
-//!                |  body panicked in the call                                        |
-//!                +-------------------------------------------------------------> Dead |
-//!                                                                  reset: Dead -> Fresh
+//!   new, reset      first resume: body(co, arg)       a poll: Ready(T), or a panic
+//!  ------------> Fresh ---------------------------> Running ----------------------------> Dead
+//!                  |                                                                      ^
+//!                  +------------------- the body's call panicked ------------------------+
+//!
+//!   reset (only from Dead): Dead -> Fresh, in the same block when the new body fits
 //! ```
 //!
 //! - `Fresh`: the block holds `Content::Body(F)`. Public status `Suspended` (not started yet).
@@ -32,7 +34,7 @@
 //! # The slot
 //!
 //! The coroutine and the `yield_` futures of its body talk through one slot, a
-//! `Cell<Slot<Y, R>>` in the coroutine (not in the frame):
+//! `Cell<Slot<Y, R>>` in the coroutine's [`Shared`] (beside the body's id; not in the frame):
 //!
 //! ```text
 //!              resume(arg) before polling a Running body
@@ -47,8 +49,9 @@
 //! 1. **Only inside a poll.** The slot is touched only on the thread that is polling the
 //!    coroutine's body, while `poll_resume` is on its stack: by `poll_resume` itself, and by a
 //!    `yield_` future, which reaches it through the thread-local [`CURRENT`] (the address of
-//!    the running coroutine's [`Shared`]: its id, then its slot), set for exactly the duration of the body's poll and
-//!    restored after it (also on unwind), so nested coroutines see their own. Hence no atomics:
+//!    the running coroutine's [`Shared`]: its id, then its slot), set for exactly the duration
+//!    of the body's poll and restored after it (also on unwind), so nested coroutines see their
+//!    own. Hence no atomics:
 //!    the slot is never shared between threads at the same time, and `Coroutine: Send` moves it
 //!    whole.
 //! 2. **Ids are unique.** Every body (each `new` and each `reset`) gets a fresh id, never reused
