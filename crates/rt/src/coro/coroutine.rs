@@ -192,6 +192,9 @@ macro_rules! common_api {
             }
         }
 
+        /// `None` for good once the body has returned (or panicked).
+        impl<Y> std::iter::FusedIterator for $name<Y, (), ()> {}
+
         impl<Y, R, T> fmt::Debug for $name<Y, R, T> {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.debug_struct(stringify!($name))
