@@ -42,7 +42,7 @@ fn a_co_used_inside_another_coroutine_panics_there_and_leaves_its_own_intact() {
     let stash: Arc<Mutex<Option<Co<u32>>>> = Arc::default();
     let s = stash.clone();
     let mut owner: Coroutine<u32> = Coroutine::new(move |co: Co<u32>, ()| async move {
-        // Hand a second Co-like handle out? Only one Co exists: give it away and stop.
+        // Give the only Co away, then wait forever without yielding.
         *s.lock().unwrap() = Some(co);
         std::future::pending::<()>().await;
     });
