@@ -13,8 +13,10 @@
 //! Architecture invariant: this crate is the only public API boundary. The crates under it
 //! (`rt-core`, `rt-sched`, `rt-io`, `rt-sync`) are implementation detail; users name `rt::`.
 
+pub mod adapt;
 mod builder;
 mod context;
+pub mod coro;
 pub mod fs;
 mod handle;
 mod macros;

@@ -353,6 +353,10 @@ fn into_abort_handle_still_aborts() {
             rt::task::yield_now().await;
         }
     });
-    assert_eq!(polls.load(Ordering::SeqCst), 0, "aborted before its first poll");
+    assert_eq!(
+        polls.load(Ordering::SeqCst),
+        0,
+        "aborted before its first poll"
+    );
     assert_eq!(drops.load(Ordering::SeqCst), 1);
 }
