@@ -15,6 +15,7 @@
 
 mod builder;
 mod context;
+mod flavor;
 mod handle;
 mod macros;
 pub mod runtime;
