@@ -40,5 +40,6 @@ pub use wait_group::WaitGroup;
 // Channels.
 pub mod broadcast;
 pub mod channel;
+pub mod mpsc;
 pub mod oneshot;
 pub mod watch;
