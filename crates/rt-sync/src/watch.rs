@@ -21,18 +21,18 @@
 //!      +---------------------------------------+-----------+
 //! ```
 //!
-//! 1. **Borrow.** Add one to the window count (`SeqCst`). If `MODIFYING` was set, take it back
-//!    and try again once `MODIFYING` is clear (rule 4). Otherwise read `current` (`SeqCst`),
+//! 1. **Borrow.** Add one to the window count, then a `SeqCst` fence. If `MODIFYING` was set,
+//!    take it back and try again once `MODIFYING` is clear (rule 4). Otherwise read `current`,
 //!    add a strong reference to that node, and leave the window (release). Nothing in the
 //!    window waits, so a borrow never waits for a sender, except while a `send_modify` closure
 //!    runs (rule 4).
 //! 2. **Writers are serialised** by `tx_lock`, which only `send`, `send_replace` and
 //!    `send_modify` take (never a borrow). A writer builds the new node with version
-//!    `old + 2`, swaps it into `current` (`SeqCst`), waits until the window count is zero, and
-//!    only then lets go of the old node's reference. A borrow that read the old pointer entered
-//!    the window before the swap (its increment precedes its read, which precedes the swap), so
-//!    the writer sees it and waits until its reference is taken: no borrow touches a freed
-//!    node. The wait is for a few instructions of each borrow inside the window, never for a
+//!    `old + 2`, swaps it into `current`, then a `SeqCst` fence, waits until the window count
+//!    is zero, and only then lets go of the old node's reference. The two fences make this the
+//!    store-buffering pattern: a borrow that read the old pointer entered the window before
+//!    the writer's loads of the count, so the writer sees it and waits until its reference is
+//!    taken: no borrow touches a freed node. The wait is for a few instructions of each borrow inside the window, never for a
 //!    `Ref`'s lifetime; a writer can only be held up by borrows that keep entering the window
 //!    back to back on other threads.
 //! 3. **`send` never waits for `Ref`s**: the old node is freed by whichever of the writer and
@@ -145,7 +145,7 @@ mod version {
 
 /// The borrow word's bits (rules 1 to 4). Nothing outside this module masks them.
 mod borrow_word {
-    use rt_core::sync::{spin_loop, thread, AtomicUsize, Ordering};
+    use rt_core::sync::{fence, spin_loop, thread, AtomicUsize, Ordering};
 
     const MODIFYING: usize = 1;
     const IN_WINDOW: usize = 2;
@@ -157,6 +157,11 @@ mod borrow_word {
             word.fetch_sub(IN_WINDOW, Ordering::Release);
             return false;
         }
+        // Orders the entry before the caller's read of `current`; pairs with the fence in
+        // `wait_window_empty` (rule 2). A fence, not only `SeqCst` accesses, so that loom
+        // (which models `SeqCst` read-modify-writes as `AcqRel` only, tokio-rs/loom#180)
+        // checks the code that ships.
+        fence(Ordering::SeqCst);
         true
     }
 
@@ -167,6 +172,8 @@ mod borrow_word {
 
     /// Waits until no borrow is inside the window (rule 2).
     pub(super) fn wait_window_empty(word: &AtomicUsize) {
+        // Orders the caller's swap of `current` before the loads below; pairs with `enter`'s.
+        fence(Ordering::SeqCst);
         let mut backoff = Backoff::default();
         while word.load(Ordering::SeqCst) & !MODIFYING != 0 {
             backoff.snooze();
