@@ -11,6 +11,7 @@
 
 // Locks and coordination (semaphore is the base the locks are built on).
 pub mod barrier;
+pub mod cancellation_token;
 pub mod condvar;
 pub mod mutex;
 pub mod notify;
@@ -23,6 +24,9 @@ pub mod wait_group;
 mod waiters;
 
 pub use barrier::{Barrier, BarrierWaitResult};
+pub use cancellation_token::{
+    CancellationToken, DropGuard, WaitForCancellationFuture, WaitForCancellationFutureOwned,
+};
 pub use condvar::Condvar;
 #[cfg(feature = "time")]
 pub use condvar::WaitTimeoutResult;
