@@ -5,7 +5,7 @@
 //! future is cancellation-safe: dropping it mid-wait loses no permit and no value.
 //!
 //! Architecture invariant: rt-sync does not depend on rt-sched. It names rt-io for one thing
-//! only, the timer behind `Condvar::wait_timeout` (cargo feature `time`, off by default and
+//! only, the timer behind `Condvar::wait_timeout` and `mpsc::Sender::send_timeout` (cargo feature `time`, off by default and
 //! turned on by the `rt` facade); without that feature it depends on rt-core alone and runs on
 //! any executor.
 
