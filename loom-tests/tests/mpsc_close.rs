@@ -43,7 +43,8 @@ fn block_on<F: Future>(fut: F) -> F::Output {
 fn close_races_a_permit() {
     loom::model(|| {
         let (tx, mut rx) = mpsc::channel::<u32>(1);
-        let sender = thread::spawn(move || match tx.try_reserve() {
+        let tx2 = tx.clone();
+        let sender = thread::spawn(move || match tx2.try_reserve() {
             Ok(permit) => {
                 permit.send(7);
                 true
@@ -54,7 +55,9 @@ fn close_races_a_permit() {
         let got = block_on(rx.recv());
         let sent = sender.join().unwrap();
         assert_eq!(got, sent.then_some(7));
+        // `tx` is still alive: only the close (and no permit out) can end the channel.
         assert_eq!(block_on(rx.recv()), None);
+        drop(tx);
     });
 }
 

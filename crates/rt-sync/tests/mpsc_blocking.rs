@@ -1,5 +1,6 @@
-//! `blocking_send`/`blocking_recv` work from plain threads (parking while the channel is full
-//! or empty) and panic, saying what to do instead, on a thread that drives tasks.
+//! `blocking_send`/`blocking_recv` work from plain threads and `spawn_blocking` closures
+//! (parking while the channel is full or empty) and panic, saying what to do instead, on a
+//! thread that drives tasks.
 
 use std::thread;
 
@@ -77,4 +78,16 @@ fn blocking_calls_panic_on_a_thread_that_drives_tasks() {
         rt.block_on(async { rx.blocking_recv() })
     }));
     assert!(recv.is_err(), "blocking_recv inside block_on must panic");
+}
+
+#[test]
+fn blocking_calls_work_inside_spawn_blocking() {
+    let rt = rt::Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
+    let (tx, mut rx) = mpsc::channel::<u32>(1);
+    let consumer = rt.spawn_blocking(move || rx.blocking_recv());
+    rt.block_on(async { tx.send(3).await.unwrap() });
+    assert_eq!(rt.block_on(consumer).unwrap(), Some(3));
 }
