@@ -8,7 +8,7 @@ use super::id::Id;
 /// A task ended without producing its output: it panicked or was cancelled.
 ///
 /// `Send + Sync` like tokio's, so `?` turns it into `Box<dyn Error + Send + Sync>` or
-/// `anyhow::Error`: the panic payload (only `Send`) sits in a [`SyncWrapper`] that hands out
+/// `anyhow::Error`: the panic payload (only `Send`) sits in a `SyncWrapper` that hands out
 /// shared references only to `Sync` types.
 pub struct JoinError {
     repr: Repr,

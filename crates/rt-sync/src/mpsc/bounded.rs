@@ -174,7 +174,7 @@ impl<T> Sender<T> {
         self.slots().available_permits()
     }
 
-    /// The bound given to [`channel`](super::channel).
+    /// The bound given to [`channel`](super::channel()).
     pub fn max_capacity(&self) -> usize {
         self.shared.bound
     }
@@ -368,7 +368,7 @@ impl<T> Receiver<T> {
             .map_or(0, |s| s.available_permits())
     }
 
-    /// The bound given to [`channel`](super::channel).
+    /// The bound given to [`channel`](super::channel()).
     pub fn max_capacity(&self) -> usize {
         self.rx.shared.bound
     }

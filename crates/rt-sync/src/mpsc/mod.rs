@@ -1,4 +1,4 @@
-//! tokio's `mpsc` shapes over rt's [`channel`](crate::channel): [`channel`] (bounded),
+//! tokio's `mpsc` shapes over rt's [`channel`](mod@crate::channel): [`channel()`] (bounded),
 //! [`unbounded_channel`] with a synchronous [`UnboundedSender::send`], permits
 //! ([`Sender::reserve`], [`Permit::send`]), [`Sender::closed`], blocking calls for threads
 //! outside the runtime, [`Receiver::recv_many`], weak senders, and the errors at
@@ -24,11 +24,11 @@
 //!
 //! # How it is built
 //!
-//! The queue is an unbounded [`channel`](crate::channel) (its lock-based hand-off, FIFO order
+//! The queue is an unbounded [`channel`](mod@crate::channel) (its lock-based hand-off, FIFO order
 //! and cancel-safe `recv`); a bounded channel adds a [`Semaphore`] of `n` slots in front of it,
 //! as tokio does: a send (or [`Permit`]) takes a slot, the receiver gives it back when it takes
 //! the value. The MPMC channel closes when its last sender goes; here the mpsc senders are
-//! counted in [`Shared::senders`] and the queue's one sender closes it when the last mpsc
+//! counted in `Shared::senders` and the queue's one sender closes it when the last mpsc
 //! sender goes, so weak senders do not keep it open.
 //!
 //! # The send word (this file owns its layout)
