@@ -17,6 +17,7 @@ pub mod adapt;
 mod builder;
 mod context;
 pub mod coro;
+mod flavor;
 pub mod fs;
 mod handle;
 mod macros;
