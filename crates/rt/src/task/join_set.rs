@@ -48,7 +48,7 @@ use crate::Handle;
 pub struct JoinSet<T> {
     shared: Arc<Shared<T>>,
     /// Outcomes already taken from `shared.done` in one batch, served by `join_next` first.
-    ready: Exclusive<VecDeque<(Id, Result<T, JoinError>)>>,
+    ready: VecDeque<(Id, Result<T, JoinError>)>,
     /// Slot keys free for the next spawn: a key comes back when its outcome is collected.
     free: Vec<usize>,
     /// Keys below this were handed out in the current epoch.
@@ -59,25 +59,10 @@ pub struct JoinSet<T> {
     epoch: u64,
     /// Spawned tasks whose abort handles are not in their slots yet: `bind` runs for up to
     /// `BIND_BATCH` of them under one lock. Flushed before anything that reads the slots or
-    /// waits for an outcome (a task that finished before its bind left its outcome in its slot
-    /// and woke nobody).
+    /// collects outcomes (a key is reused only after its bind ran).
     unbound: Vec<(usize, AbortHandle)>,
-}
-
-/// A value reached only through `&mut` (as `std::sync::Exclusive`, unstable): it is `Sync`
-/// whatever it holds, because a shared reference gives no access to it. It keeps `JoinSet`
-/// `Sync` while `JoinError`'s panic payload is only `Send`.
-struct Exclusive<V>(V);
-
-// SAFETY: no method of `Exclusive` takes `&self`; the value is reached only through `&mut self`
-// (`Deref`/`DerefMut` are not implemented for `&`), so sharing `&Exclusive` across threads
-// shares nothing.
-unsafe impl<V: Send> Sync for Exclusive<V> {}
-
-impl<V> Exclusive<V> {
-    fn get_mut(&mut self) -> &mut V {
-        &mut self.0
-    }
+    /// Each key's task id, set at spawn, read when its outcome is collected.
+    ids: Vec<Id>,
 }
 
 /// How many spawns share one `bind` lock round trip.
@@ -91,25 +76,30 @@ struct Shared<T> {
 /// (`bind` at spawn, `finish` at its end); `join_next` takes finished outcomes out in batches.
 struct State<T> {
     /// Indexed by key; grown by whichever of `bind` and `finish` comes first.
-    slots: Vec<Slot<T>>,
+    slots: Vec<Slot>,
     /// Finished tasks' outcomes with their keys, in completion order.
-    done: Vec<(usize, Id, Result<T, JoinError>)>,
+    done: Vec<(usize, Outcome<T>)>,
     waker: Option<Waker>,
     /// Bumped by `detach_all` and drop: a task spawned in an earlier epoch is no longer the
     /// set's, and its record must not touch the slot of the same index.
     epoch: u64,
 }
 
-/// One key's slot. Rules: a key is handed out by `spawn` only while its slot is `Empty` (its
-/// last outcome was collected); exactly one of `bind` and `finish` finds it `Empty` and the
-/// other finds what the first one left.
-enum Slot<T> {
+/// One key's slot. Rules:
+/// 1. A key is handed out by `spawn` only while its slot is `Empty` and its last outcome was
+///    collected.
+/// 2. Exactly one of `bind` and `finish` finds the slot `Empty`; the other finds what the
+///    first one left (`Running`, or `Finished`), and leaves `Empty`.
+/// 3. `finish` always queues the outcome in `done` (so outcomes keep completion order), and
+///    the set's collection runs every pending `bind` first, so a key leaves `done` only after
+///    rule 2 has played out for it.
+enum Slot {
     /// No task, or a task spawned whose `bind` and `finish` have not run yet.
     Empty,
     /// Running; the set can abort it.
     Running(AbortHandle),
-    /// Finished before `spawn` stored its handle; `bind` collects the outcome.
-    FinishedEarly(Outcome<T>),
+    /// Finished before `bind` stored its handle: `bind` drops the handle instead.
+    Finished,
 }
 
 /// What a task's wrapper recorded.
@@ -130,7 +120,7 @@ impl<T> Outcome<T> {
 }
 
 impl<T> State<T> {
-    fn slot(&mut self, key: usize) -> &mut Slot<T> {
+    fn slot(&mut self, key: usize) -> &mut Slot {
         if key >= self.slots.len() {
             self.slots.resize_with(key + 1, || Slot::Empty);
         }
@@ -149,19 +139,17 @@ impl<T> Shared<T> {
                 return;
             }
             let slot = st.slot(key);
-            match std::mem::replace(slot, Slot::Empty) {
-                Slot::Running(abort) => {
-                    let id = abort.id();
-                    st.done.push((key, id, outcome.into_result(id)));
-                    (st.waker.take(), Some(abort))
-                }
+            let abort = match std::mem::replace(slot, Slot::Empty) {
+                Slot::Running(abort) => Some(abort),
                 Slot::Empty => {
-                    // `bind` has not run yet: it collects the outcome.
-                    *slot = Slot::FinishedEarly(outcome);
-                    (None, None)
+                    // `bind` has not run yet: it finds `Finished` and keeps no handle.
+                    *slot = Slot::Finished;
+                    None
                 }
-                Slot::FinishedEarly(_) => unreachable!("a task's record finished twice"),
-            }
+                Slot::Finished => unreachable!("a task's record finished twice"),
+            };
+            st.done.push((key, outcome));
+            (st.waker.take(), abort)
         };
         // Outside the lock: dropping the abort handle may free the task's cell.
         drop(abort);
@@ -239,12 +227,13 @@ impl<T> JoinSet<T> {
                     epoch: 0,
                 }),
             }),
-            ready: Exclusive(VecDeque::new()),
+            ready: VecDeque::new(),
             free: Vec::new(),
             next_key: 0,
             len: 0,
             epoch: 0,
             unbound: Vec::new(),
+            ids: Vec::new(),
         }
     }
 
@@ -272,35 +261,33 @@ impl<T> JoinSet<T> {
         }
     }
 
-    /// Stores the spawned tasks' abort handles in their slots, or collects the outcomes of
-    /// those that already ended.
+    /// Stores the spawned tasks' abort handles in their slots (rule 2: or drops those of tasks
+    /// that already finished).
     fn bind_unbound(&mut self) {
         if self.unbound.is_empty() {
             return;
         }
-        let mut early = Vec::new();
+        let mut finished = Vec::new();
         {
             let mut st = self.shared.state.lock().unwrap();
             for (key, abort) in self.unbound.drain(..) {
                 let slot = st.slot(key);
                 match std::mem::replace(slot, Slot::Empty) {
-                    Slot::FinishedEarly(outcome) => early.push((key, abort, outcome)),
+                    Slot::Finished => finished.push(abort),
                     Slot::Empty => *slot = Slot::Running(abort),
                     Slot::Running(_) => unreachable!("a JoinSet key handed out twice"),
                 }
             }
         }
         // Outside the lock: dropping these abort handles frees the finished tasks' cells.
-        for (key, abort, outcome) in early {
-            let id = abort.id();
-            self.ready
-                .get_mut()
-                .push_back((id, outcome.into_result(id)));
-            self.free.push(key);
-        }
+        drop(finished);
     }
 
     fn bind(&mut self, key: usize, abort: &AbortHandle) {
+        if key >= self.ids.len() {
+            self.ids.resize(key + 1, abort.id());
+        }
+        self.ids[key] = abort.id();
         self.unbound.push((key, abort.clone()));
         if self.unbound.len() >= BIND_BATCH {
             self.bind_unbound();
@@ -390,7 +377,7 @@ impl<T> JoinSet<T> {
             let mut st = self.shared.state.lock().unwrap();
             let batch = std::mem::take(&mut st.done);
             if let Some(w) = waker {
-                if batch.is_empty() && self.ready.get_mut().is_empty() && self.len > 0 {
+                if batch.is_empty() && self.ready.is_empty() && self.len > 0 {
                     match &st.waker {
                         Some(old) if old.will_wake(w) => {}
                         _ => st.waker = Some(w.clone()),
@@ -399,16 +386,17 @@ impl<T> JoinSet<T> {
             }
             batch
         };
-        let ready = self.ready.get_mut();
+        let ready = &mut self.ready;
         ready.reserve(batch.len());
-        for (key, id, res) in batch {
+        for (key, outcome) in batch {
             self.free.push(key);
-            ready.push_back((id, res));
+            let id = self.ids[key];
+            ready.push_back((id, outcome.into_result(id)));
         }
     }
 
     fn pop_ready(&mut self) -> Option<Result<(Id, T), JoinError>> {
-        let (id, res) = self.ready.get_mut().pop_front()?;
+        let (id, res) = self.ready.pop_front()?;
         self.len -= 1;
         Some(res.map(|v| (id, v)))
     }
@@ -437,7 +425,7 @@ impl<T> JoinSet<T> {
 
     /// As [`try_join_next`](Self::try_join_next), with the finished task's id.
     pub fn try_join_next_with_id(&mut self) -> Option<Result<(Id, T), JoinError>> {
-        if self.ready.get_mut().is_empty() {
+        if self.ready.is_empty() {
             self.collect(None);
         }
         self.pop_ready()
@@ -493,7 +481,7 @@ impl<T> JoinSet<T> {
         st.epoch += 1;
         self.epoch = st.epoch;
         drop(st);
-        self.ready.get_mut().clear();
+        self.ready.clear();
         self.free.clear();
         self.next_key = 0;
         self.len = 0;
