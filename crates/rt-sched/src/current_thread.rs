@@ -3,22 +3,23 @@
 //!
 //! One run queue (`Mutex<VecDeque>`), shared by wakes from the driving thread and from others; a
 //! wake from another thread unparks the driver. The driver polls the `block_on` future when it
-//! was woken, and between those polls runs up to 61 queued tasks, so neither starves the other.
+//! was woken, and between those polls runs up to `event_interval` (61 by default) queued tasks,
+//! so neither starves the other; every `event_interval`th round it also turns the IO driver.
 
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::pin;
-use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 
-use rt_core::sync::{AtomicBool, Mutex, Ordering};
+// std `Arc`s on purpose: `Shared` is handed to `rt_core::batch::defer` as an `Arc<dyn Unpark>`,
+// `MainWaker` is a `std::task::Wake` receiver, and the IO driver is a trait object; loom's
+// `Arc` can be none of these (`rt_core::sync::StdArc`, exception 7).
+use rt_core::sync::StdArc as Arc;
+use rt_core::sync::{unmodelled, AtomicBool, Mutex, OnceLock, Ordering};
 use rt_core::task::{Id, JoinHandle, Notified, OwnedTasks, Schedule, Task};
 
 use crate::park::{Parker, Unparker};
 use crate::IoDriver;
-
-/// Tasks run between two checks of the `block_on` future.
-const EVENT_INTERVAL: usize = 61;
 
 struct Shared {
     queue: Mutex<Option<VecDeque<Notified<Handle>>>>,
@@ -27,12 +28,13 @@ struct Shared {
     /// The driver's parker, taken by the thread inside `block_on`.
     parker: Mutex<Option<Parker>>,
     frame_pool: bool,
-    polls: std::sync::atomic::AtomicU64,
+    /// A statistic, in no protocol: `unmodelled` (the shim's exception 2).
+    polls: unmodelled::AtomicU64,
     io_driver: Option<Arc<dyn IoDriver>>,
     /// The driving thread is (about to be) blocked in `io_driver` rather than on its parker.
     on_driver: AtomicBool,
     /// Set once, before tasks run, to shut down on an unhandled panic (`Handle`'s setter).
-    panic_hook: std::sync::OnceLock<crate::PanicHook>,
+    panic_hook: OnceLock<crate::PanicHook>,
 }
 
 impl Shared {
@@ -66,6 +68,9 @@ impl std::fmt::Debug for Handle {
 #[derive(Debug)]
 pub struct CurrentThread {
     handle: Handle,
+    /// Tasks run between two polls of the `block_on` future, and rounds between two
+    /// non-blocking turns of the IO driver.
+    event_interval: u32,
 }
 
 struct MainWaker {
@@ -105,13 +110,26 @@ impl CurrentThread {
                     unparker,
                     parker: Mutex::new(Some(parker)),
                     frame_pool,
-                    polls: std::sync::atomic::AtomicU64::new(0),
+                    polls: unmodelled::AtomicU64::new(0),
                     io_driver,
                     on_driver: AtomicBool::new(false),
-                    panic_hook: std::sync::OnceLock::new(),
+                    panic_hook: OnceLock::new(),
                 }),
             },
+            event_interval: crate::DEFAULT_EVENT_INTERVAL,
         }
+    }
+
+    /// Sets how many tasks run between two polls of the `block_on` future, and how many such
+    /// rounds pass between two non-blocking turns of the IO driver (default
+    /// [`crate::DEFAULT_EVENT_INTERVAL`]).
+    ///
+    /// # Panics
+    /// When `n` is 0.
+    pub fn with_event_interval(mut self, n: u32) -> CurrentThread {
+        assert!(n > 0, "event_interval must be greater than 0");
+        self.event_interval = n;
+        self
     }
 
     /// The scheduler's handle.
@@ -146,7 +164,7 @@ impl CurrentThread {
         let mut tick = 0u32;
         loop {
             tick = tick.wrapping_add(1);
-            if tick.is_multiple_of(EVENT_INTERVAL as u32) {
+            if tick.is_multiple_of(self.event_interval) {
                 // Let IO and timers in even while tasks keep this thread busy.
                 if let Some(d) = &shared.io_driver {
                     d.try_drive(0, Some(std::time::Duration::ZERO), &|| false);
@@ -158,7 +176,7 @@ impl CurrentThread {
                 }
             }
             let mut ran = 0;
-            while ran < EVENT_INTERVAL {
+            while ran < self.event_interval {
                 let task = shared
                     .queue
                     .lock()
@@ -166,9 +184,7 @@ impl CurrentThread {
                     .as_mut()
                     .and_then(|q| q.pop_front());
                 let Some(task) = task else { break };
-                shared
-                    .polls
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                shared.polls.fetch_add(1, unmodelled::Ordering::Relaxed);
                 task.run();
                 ran += 1;
             }
@@ -275,7 +291,7 @@ impl Handle {
 
     /// Task polls run so far.
     pub fn polls(&self) -> u64 {
-        self.shared.polls.load(std::sync::atomic::Ordering::Relaxed)
+        self.shared.polls.load(unmodelled::Ordering::Relaxed)
     }
 
     /// Tasks alive.

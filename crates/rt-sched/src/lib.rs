@@ -5,6 +5,8 @@
 //! - [`current_thread`]: the same task type, run on the thread that calls `block_on`.
 //! - [`blocking`]: the pool behind `spawn_blocking`.
 //! - [`local`]: `LocalSet`, tasks kept on one thread (`!Send` futures allowed).
+//! - [`ThreadSpawner`]: how the workers and the blocking pool start their threads (name, stack
+//!   size, the facade's context hook, the user's start/stop callbacks).
 //!
 //! Architecture invariants: rt-sched knows nothing of IO or timers (the facade wires them); it
 //! reaches the frame pool and tasks only through rt-core's API; crossbeam-deque is named only
@@ -18,12 +20,25 @@ pub mod metrics;
 pub mod multi_thread;
 mod park;
 mod queue;
+mod thread_spawner;
 
-use std::sync::Arc;
+pub use thread_spawner::{ThreadCallback, ThreadNameFn, ThreadSpawner};
+
+// A std `Arc` for the trait objects handed across this crate's API: loom's `Arc` cannot be
+// coerced to `dyn` (`rt_core::sync::StdArc`, exception 7 of the shim's list).
+use rt_core::sync::StdArc as Arc;
 
 /// Wraps a scheduler thread's main loop: called once on each new thread with the loop to run.
 /// The facade uses it to enter its runtime context (IO driver, spawn handle) around the loop.
 pub type ThreadHook = Arc<dyn Fn(&mut dyn FnMut()) + Send + Sync>;
+
+/// Default of `multi_thread::Config::global_queue_interval`: every this many ticks a worker
+/// takes from the injector before its own queue, so remote spawns are not starved.
+pub const DEFAULT_GLOBAL_QUEUE_INTERVAL: u32 = 61;
+
+/// Default of the schedulers' `event_interval`: every this many ticks a busy worker (or the
+/// current-thread driver) turns the IO driver without blocking, so IO and timers get in.
+pub const DEFAULT_EVENT_INTERVAL: u32 = 61;
 
 /// An IO and timer driver that an idle scheduler thread may block on instead of its parker, the
 /// way tokio's workers poll the reactor (the facade implements it over rt-io; rt-sched does not
@@ -80,6 +95,14 @@ pub trait IoDriver: Send + Sync + 'static {
     fn turns(&self, shard: usize) -> u64 {
         let _ = shard;
         0
+    }
+}
+
+impl std::fmt::Debug for dyn IoDriver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IoDriver")
+            .field("shards", &self.shards())
+            .finish_non_exhaustive()
     }
 }
 

@@ -20,10 +20,9 @@ use std::collections::VecDeque;
 use std::future::Future;
 use std::marker::PhantomData;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
-use rt_core::sync::Mutex;
+use rt_core::sync::{Arc, Mutex};
 use rt_core::task::{JoinHandle, Notified, OwnedTasks, Schedule, Task};
 
 /// Tasks run per poll of the driving future.
@@ -53,7 +52,7 @@ impl std::fmt::Debug for Handle {
 
 rt_core::sync::thread_local! {
     /// The set being driven on this thread (inside `run_until` or the set's `Drop`).
-    static CURRENT: RefCell<Option<Handle>> = const { RefCell::new(None) };
+    static CURRENT_LOCAL_SET: RefCell<Option<Handle>> = const { RefCell::new(None) };
 }
 
 /// A set of tasks that run on the thread that drives it ([`LocalSet::run_until`]); see the
@@ -77,19 +76,19 @@ impl Default for LocalSet {
     }
 }
 
-/// Restores the previous `CURRENT` when dropped.
+/// Restores the previous `CURRENT_LOCAL_SET` when dropped.
 struct Enter(Option<Handle>);
 
 impl Enter {
     fn new(h: &Handle) -> Enter {
-        Enter(CURRENT.with(|c| c.replace(Some(h.clone()))))
+        Enter(CURRENT_LOCAL_SET.with(|c| c.replace(Some(h.clone()))))
     }
 }
 
 impl Drop for Enter {
     fn drop(&mut self) {
         let prev = self.0.take();
-        let _ = CURRENT.try_with(|c| *c.borrow_mut() = prev);
+        let _ = CURRENT_LOCAL_SET.try_with(|c| *c.borrow_mut() = prev);
     }
 }
 
@@ -146,7 +145,7 @@ impl Handle {
     {
         let id = rt_core::task::next_id();
         // SAFETY: this scheduler polls and shuts down its tasks only on the set's thread,
-        // which is this one (`LocalSet` is `!Send`, and `CURRENT` is a thread-local); wakes
+        // which is this one (`LocalSet` is `!Send`, and `CURRENT_LOCAL_SET` is a thread-local); wakes
         // from elsewhere only queue the `Notified` (module docs).
         let (join, notified) = unsafe {
             self.shared
@@ -169,7 +168,7 @@ impl Handle {
     }
 
     fn is_current(&self) -> bool {
-        CURRENT
+        CURRENT_LOCAL_SET
             .try_with(|c| {
                 c.borrow()
                     .as_ref()
@@ -189,7 +188,10 @@ where
     F: Future + 'static,
     F::Output: 'static,
 {
-    let h = CURRENT.try_with(|c| c.borrow().clone()).ok().flatten();
+    let h = CURRENT_LOCAL_SET
+        .try_with(|c| c.borrow().clone())
+        .ok()
+        .flatten();
     match h {
         Some(h) => h.spawn(future),
         None => panic!(

@@ -25,12 +25,9 @@ pub fn mt_config(
     io_driver: Option<std::sync::Arc<dyn rt_sched::IoDriver>>,
 ) -> rt_sched::multi_thread::Config {
     rt_sched::multi_thread::Config {
-        workers,
-        thread_name: "rt-worker".into(),
-        thread_stack_size: None,
         frame_pool: false,
-        on_thread: rt_sched::no_hook(),
         io_driver,
+        ..rt_sched::multi_thread::Config::new(workers)
     }
 }
 
