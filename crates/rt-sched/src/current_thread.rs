@@ -6,7 +6,6 @@
 //! was woken, and between those polls runs up to `event_interval` (61 by default) queued tasks,
 //! so neither starves the other; every `event_interval`th round it also turns the IO driver.
 
-use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Wake, Waker};
@@ -19,10 +18,11 @@ use rt_core::sync::{unmodelled, AtomicBool, Mutex, OnceLock, Ordering};
 use rt_core::task::{Id, JoinHandle, Notified, OwnedTasks, Schedule, Task};
 
 use crate::park::{Parker, Unparker};
+use crate::run_queue::RunQueue;
 use crate::IoDriver;
 
 struct Shared {
-    queue: Mutex<Option<VecDeque<Notified<Handle>>>>,
+    queue: RunQueue<Notified<Handle>>,
     owned: OwnedTasks<Handle>,
     unparker: Unparker,
     /// The driver's parker, taken by the thread inside `block_on`.
@@ -105,7 +105,7 @@ impl CurrentThread {
         CurrentThread {
             handle: Handle {
                 shared: Arc::new(Shared {
-                    queue: Mutex::new(Some(VecDeque::with_capacity(64))),
+                    queue: RunQueue::with_capacity(64),
                     owned: OwnedTasks::new(0),
                     unparker,
                     parker: Mutex::new(Some(parker)),
@@ -177,13 +177,9 @@ impl CurrentThread {
             }
             let mut ran = 0;
             while ran < self.event_interval {
-                let task = shared
-                    .queue
-                    .lock()
-                    .unwrap()
-                    .as_mut()
-                    .and_then(|q| q.pop_front());
-                let Some(task) = task else { break };
+                let Some(task) = shared.queue.pop() else {
+                    break;
+                };
                 shared.polls.fetch_add(1, unmodelled::Ordering::Relaxed);
                 task.run();
                 ran += 1;
@@ -200,15 +196,7 @@ impl CurrentThread {
         let shared = &self.handle.shared;
         if let Some(d) = &shared.io_driver {
             shared.on_driver.store(true, Ordering::SeqCst);
-            let has_work = || {
-                main.woken.load(Ordering::SeqCst)
-                    || shared
-                        .queue
-                        .lock()
-                        .unwrap()
-                        .as_ref()
-                        .is_some_and(|q| !q.is_empty())
-            };
+            let has_work = || main.woken.load(Ordering::SeqCst) || shared.queue.has_work();
             let nothing = !has_work();
             // Checked again once this thread holds the driver (see `IoDriver::try_drive`).
             let drove = nothing && d.try_drive(0, None, &has_work);
@@ -284,8 +272,7 @@ impl Handle {
     fn close(&self) {
         let shared = &self.shared;
         shared.owned.close_and_shutdown_all();
-        let q = shared.queue.lock().unwrap().take();
-        drop(q);
+        shared.queue.close();
         shared.unpark();
     }
 
@@ -312,17 +299,9 @@ impl Schedule for Handle {
     }
 
     fn schedule(&self, task: Notified<Handle>) {
-        let mut q = self.shared.queue.lock().unwrap();
-        match q.as_mut() {
-            Some(q) => q.push_back(task),
-            None => {
-                // Shut down: the owned list has cancelled (or will cancel) the task.
-                drop(q);
-                drop(task);
-                return;
-            }
+        if !self.shared.queue.push(task) {
+            return; // shut down: the owned list has cancelled (or will cancel) the task
         }
-        drop(q);
         if !rt_core::batch::defer(&self.shared) {
             self.shared.unpark();
         }
@@ -332,13 +311,6 @@ impl Schedule for Handle {
         &self,
         payload: Box<dyn std::any::Any + Send>,
     ) -> Box<dyn std::any::Any + Send> {
-        match self.shared.panic_hook.get() {
-            Some(hook) => {
-                hook(payload);
-                self.close();
-                Box::new(crate::PANIC_TAKEN)
-            }
-            None => payload,
-        }
+        crate::route_unhandled_panic(self.shared.panic_hook.get(), payload, || self.close())
     }
 }

@@ -20,6 +20,7 @@ pub mod metrics;
 pub mod multi_thread;
 mod park;
 mod queue;
+mod run_queue;
 mod thread_spawner;
 
 pub use thread_spawner::{ThreadCallback, ThreadNameFn, ThreadSpawner};
@@ -114,6 +115,24 @@ pub type PanicHook = Arc<dyn Fn(Box<dyn std::any::Any + Send>) + Send + Sync>;
 /// What a task's `JoinError` carries instead of the payload that went to a [`PanicHook`].
 pub const PANIC_TAKEN: &str =
     "task panicked; the payload went to the runtime (UnhandledPanic::ShutdownRuntime)";
+
+/// `Schedule::unhandled_panic` for a scheduler with an optional [`PanicHook`]: with a hook, the
+/// payload goes to it, `close` shuts the scheduler down, and the task's `JoinError` gets
+/// [`PANIC_TAKEN`]; without one the payload stays the task's.
+fn route_unhandled_panic(
+    hook: Option<&PanicHook>,
+    payload: Box<dyn std::any::Any + Send>,
+    close: impl FnOnce(),
+) -> Box<dyn std::any::Any + Send> {
+    match hook {
+        Some(hook) => {
+            hook(payload);
+            close();
+            Box::new(PANIC_TAKEN)
+        }
+        None => payload,
+    }
+}
 
 /// A hook that just runs the loop.
 pub fn no_hook() -> ThreadHook {

@@ -16,7 +16,6 @@
 //! set with more work left wakes its own driver, so it never hogs the thread that runs it.
 
 use std::cell::RefCell;
-use std::collections::VecDeque;
 use std::future::Future;
 use std::marker::PhantomData;
 use std::pin::Pin;
@@ -25,12 +24,14 @@ use std::task::{Context, Poll, Waker};
 use rt_core::sync::{Arc, Mutex};
 use rt_core::task::{JoinHandle, Notified, OwnedTasks, Schedule, Task};
 
+use crate::run_queue::RunQueue;
+
 /// Tasks run per poll of the driving future.
 const BUDGET: usize = 61;
 
 struct Shared {
     /// `None` once the set is dropped: later wakes drop their `Notified`.
-    queue: Mutex<Option<VecDeque<Notified<Handle>>>>,
+    queue: RunQueue<Notified<Handle>>,
     owned: OwnedTasks<Handle>,
     /// The waker of the future that drives the set, refreshed at each of its polls.
     waker: Mutex<Option<Waker>>,
@@ -98,7 +99,7 @@ impl LocalSet {
         LocalSet {
             handle: Handle {
                 shared: Arc::new(Shared {
-                    queue: Mutex::new(Some(VecDeque::new())),
+                    queue: RunQueue::with_capacity(0),
                     owned: OwnedTasks::new(0),
                     waker: Mutex::new(None),
                 }),
@@ -162,8 +163,7 @@ impl Handle {
     /// queued.
     fn close(&self) {
         self.shared.owned.close_and_shutdown_all();
-        let q = self.shared.queue.lock().unwrap().take();
-        drop(q);
+        self.shared.queue.close();
         drop(self.shared.waker.lock().unwrap().take());
     }
 
@@ -236,25 +236,13 @@ impl<F: Future> Future for RunUntil<'_, F> {
             return Poll::Ready(out);
         }
         for _ in 0..BUDGET {
-            let task = shared
-                .queue
-                .lock()
-                .unwrap()
-                .as_mut()
-                .and_then(|q| q.pop_front());
-            match task {
+            match shared.queue.pop() {
                 Some(t) => t.run(),
                 None => return Poll::Pending,
             }
         }
         // Out of budget with work left: let the outer scheduler run others, then come back.
-        if shared
-            .queue
-            .lock()
-            .unwrap()
-            .as_ref()
-            .is_some_and(|q| !q.is_empty())
-        {
+        if shared.queue.has_work() {
             cx.waker().wake_by_ref();
         }
         Poll::Pending
@@ -267,17 +255,8 @@ impl Schedule for Handle {
     }
 
     fn schedule(&self, task: Notified<Handle>) {
-        {
-            let mut q = self.shared.queue.lock().unwrap();
-            match q.as_mut() {
-                Some(q) => q.push_back(task),
-                None => {
-                    // Dropped set: its list has cancelled the task.
-                    drop(q);
-                    drop(task);
-                    return;
-                }
-            }
+        if !self.shared.queue.push(task) {
+            return; // dropped set: its list has cancelled the task
         }
         if self.is_current() {
             // The driver is in its poll on this thread and re-checks the queue.

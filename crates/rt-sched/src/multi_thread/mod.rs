@@ -429,13 +429,6 @@ impl Schedule for Handle {
         &self,
         payload: Box<dyn std::any::Any + Send>,
     ) -> Box<dyn std::any::Any + Send> {
-        match self.shared.panic_hook.get() {
-            Some(hook) => {
-                hook(payload);
-                self.close();
-                Box::new(crate::PANIC_TAKEN)
-            }
-            None => payload,
-        }
+        crate::route_unhandled_panic(self.shared.panic_hook.get(), payload, || self.close())
     }
 }
