@@ -12,6 +12,7 @@
 //! * `notify_all_reaches_every_waiter`: two waiters and a notifier that sets the flag and calls
 //!   `notify_all`; both waiters return.
 
+use std::future::Future;
 use std::pin::pin;
 
 use std::sync::atomic::Ordering::Relaxed as SeenOrder;

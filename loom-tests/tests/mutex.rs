@@ -8,6 +8,7 @@
 //!   always gets the lock (a lost hand-off would deadlock, which loom reports), and the lock ends
 //!   free. Both "the cancelled waiter got the lock first" and "it did not" occur.
 
+use std::future::Future;
 use std::pin::pin;
 
 use std::sync::atomic::Ordering::Relaxed as SeenOrder;

@@ -11,6 +11,7 @@
 //! * `close_returns_a_partial_assignment`: `acquire_many(2)` on a one-permit semaphore races with
 //!   `close`; it fails, and its partial permit is back in the semaphore.
 
+use std::future::Future;
 use std::pin::pin;
 
 use std::sync::atomic::Ordering::Relaxed as SeenOrder;

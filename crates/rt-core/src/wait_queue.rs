@@ -57,6 +57,12 @@ pub struct WaitQueue<E> {
     live: usize,
 }
 
+impl<E> Default for WaitQueue<E> {
+    fn default() -> WaitQueue<E> {
+        WaitQueue::new()
+    }
+}
+
 impl<E> WaitQueue<E> {
     pub const fn new() -> WaitQueue<E> {
         WaitQueue {

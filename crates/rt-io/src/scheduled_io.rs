@@ -72,20 +72,11 @@ pub struct ScheduledIo {
     waiters: Mutex<Waiters>,
 }
 
+#[derive(Default)]
 struct Waiters {
     reader: Option<Waker>,
     writer: Option<Waker>,
     list: WaitQueue<Waiter>,
-}
-
-impl Default for Waiters {
-    fn default() -> Waiters {
-        Waiters {
-            reader: None,
-            writer: None,
-            list: WaitQueue::new(),
-        }
-    }
 }
 
 struct Waiter {

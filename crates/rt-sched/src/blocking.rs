@@ -263,11 +263,6 @@ impl Spawner {
         drop(s);
         self.inner.exited.notify_all();
     }
-
-    /// Threads alive in the pool now.
-    pub fn num_threads(&self) -> usize {
-        self.inner.state.lock().unwrap().threads
-    }
 }
 
 impl Schedule for Spawner {

@@ -278,11 +278,6 @@ impl Handle {
         }
     }
 
-    /// Number of worker threads.
-    pub fn num_workers(&self) -> usize {
-        self.shared.stealers.len()
-    }
-
     /// Makes an unhandled panic in a task shut the scheduler down, after giving its payload to
     /// `hook`. Set it before tasks run; a second call is ignored.
     pub fn set_unhandled_panic_hook(&self, hook: crate::PanicHook) {

@@ -31,11 +31,23 @@ const SPIN_ROUNDS: u32 = if cfg!(loom) { 1 } else { 4 };
 /// Spin-loop hints between two steal rounds: `SPINS << round`.
 const SPINS: u32 = if cfg!(loom) { 0 } else { 16 };
 /// A worker parked this long without work gives its idle frame-pool memory back.
-const TRIM_AFTER: Duration = Duration::from_millis(100);
+const TRIM_AFTER: Duration = loom_duration(Duration::from_millis(100));
 /// While another worker is busy, an idle worker wakes this often to check that the busy one's
 /// IO shard is being polled, and polls it itself if not (a task that hogs its worker must not
 /// hold up the IO of every connection on that worker).
-const WATCH_INTERVAL: Duration = Duration::from_millis(1);
+const WATCH_INTERVAL: Duration = loom_duration(Duration::from_millis(1));
+
+/// A timeout, or under loom `Duration::MAX` (a size, listed in `rt_core::sync`'s exceptions):
+/// loom has no clock (its timed waits never time out), so a branch on elapsed wall-clock time
+/// would make a model's executions differ on replay. With `MAX` the same code runs and never
+/// takes the timed-out branch; a timed park becomes a park.
+const fn loom_duration(d: Duration) -> Duration {
+    if cfg!(loom) {
+        Duration::MAX
+    } else {
+        d
+    }
+}
 /// Attempts to take this worker's own shard while another worker polls it briefly.
 const OWN_SHARD_TRIES: u32 = 16;
 
