@@ -15,6 +15,7 @@
 //! `run_until` runs at most 61 queued tasks per poll, then polls the outer future again; a
 //! set with more work left wakes its own driver, so it never hogs the thread that runs it.
 
+// `RefCell`, not a shim type: the thread-local's own value, touched by its thread only.
 use std::cell::RefCell;
 use std::future::Future;
 use std::marker::PhantomData;

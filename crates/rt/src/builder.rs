@@ -160,9 +160,9 @@ impl Builder {
     ///     })
     ///     .build()
     ///     .unwrap();
-    /// let name = rt.block_on(rt::spawn_blocking(|| {
-    ///     std::thread::current().name().map(str::to_owned)
-    /// }));
+    /// let name = rt.block_on(async {
+    ///     rt::spawn_blocking(|| std::thread::current().name().map(str::to_owned)).await
+    /// });
     /// assert!(name.unwrap().unwrap().starts_with("my-pool-"));
     /// ```
     pub fn thread_name_fn<F>(&mut self, f: F) -> &mut Builder
