@@ -60,7 +60,12 @@ pub(crate) struct WorkerContext {
     local: Local<Notified<Handle>>,
     lifo: Cell<Option<Notified<Handle>>>,
     lifo_polls: Cell<u32>,
-    tick: Cell<u32>,
+    /// Ticks left until the next `poll_driver_on_interval` (counts down from `event_interval`;
+    /// a countdown rather than `tick % interval`, which would divide on every tick).
+    until_event: Cell<u32>,
+    /// Ticks left until the injector is checked first (counts down from
+    /// `global_queue_interval`).
+    until_global: Cell<u32>,
     is_searching: Cell<bool>,
     rng: Cell<u32>,
     /// The IO driver shard this worker blocks in when idle, and polls between tasks.
@@ -102,13 +107,18 @@ pub(crate) fn run(handle: Handle, index: usize, local: Local<Notified<Handle>>, 
             d.bind_thread(shard);
         }
     }
+    let (event_interval, global_queue_interval) = (
+        handle.shared.event_interval,
+        handle.shared.global_queue_interval,
+    );
     let cx = WorkerContext {
         handle,
         index,
         local,
         lifo: Cell::new(None),
         lifo_polls: Cell::new(0),
-        tick: Cell::new(0),
+        until_event: Cell::new(event_interval),
+        until_global: Cell::new(global_queue_interval),
         is_searching: Cell::new(false),
         rng: Cell::new(0x9E37_79B9 ^ (index as u32).wrapping_mul(0x85EB_CA6B) | 1),
         shard,
@@ -193,12 +203,10 @@ impl WorkerContext {
     }
 
     fn next_task(&self) -> Option<Notified<Handle>> {
-        let tick = self.tick.get().wrapping_add(1);
-        self.tick.set(tick);
-        if tick.is_multiple_of(self.shared().event_interval) {
+        if countdown(&self.until_event, self.shared().event_interval) {
             self.poll_driver_on_interval();
         }
-        if tick.is_multiple_of(self.shared().global_queue_interval) {
+        if countdown(&self.until_global, self.shared().global_queue_interval) {
             if let Some(t) = self.shared().injector.pop() {
                 self.counters().remote_schedule();
                 return Some(t);
@@ -461,6 +469,19 @@ impl WorkerContext {
             .io_driver
             .as_ref()
             .is_some_and(|driver| driver.try_drive(self.shard, Some(Duration::ZERO), &|| false))
+    }
+}
+
+/// One tick of a countdown that restarts at `interval`: true every `interval`th call.
+#[inline]
+fn countdown(left: &Cell<u32>, interval: u32) -> bool {
+    let n = left.get() - 1;
+    if n == 0 {
+        left.set(interval);
+        true
+    } else {
+        left.set(n);
+        false
     }
 }
 
