@@ -147,8 +147,8 @@ impl Handle {
     {
         let id = rt_core::task::next_id();
         // SAFETY: this scheduler polls and shuts down its tasks only on the set's thread,
-        // which is this one (`LocalSet` is `!Send`, and `CURRENT_LOCAL_SET` is a thread-local); wakes
-        // from elsewhere only queue the `Notified` (module docs).
+        // which is this one (`LocalSet` is `!Send`, and `CURRENT_LOCAL_SET` is a
+        // thread-local); wakes from elsewhere only queue the `Notified` (module docs).
         let (join, notified) = unsafe {
             self.shared
                 .owned

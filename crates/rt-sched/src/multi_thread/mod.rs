@@ -12,9 +12,9 @@
 //!   (`rt_core::batch`), which unparks once at its end.
 //!
 //! Where a worker looks for work (`worker.rs`): every `global_queue_interval`th tick (61 by
-//! default) the injector first (fairness); else the LIFO slot (at most 3 in a row, so ping-pong pairs cannot starve the queue), the
-//! local queue, the injector; then it steals half of another worker's queue; then it spins
-//! briefly; then it parks.
+//! default) the injector first (fairness); else the LIFO slot (at most 3 in a row, so ping-pong
+//! pairs cannot starve the queue), the local queue, the injector; then it steals half of
+//! another worker's queue; then it spins briefly; then it parks.
 
 mod worker;
 

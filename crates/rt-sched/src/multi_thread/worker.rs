@@ -84,8 +84,8 @@ rt_core::sync::thread_local! {
 /// Runs `f` with the current thread's worker context, if it is a worker.
 pub(crate) fn with_current_worker<R>(f: impl FnOnce(Option<&WorkerContext>) -> R) -> R {
     let p = CURRENT_WORKER.try_with(|c| c.get()).unwrap_or(ptr::null());
-    // SAFETY: `CURRENT_WORKER` is non-null only while `run` is on the stack of this very thread, and
-    // it points at the `WorkerContext` that `run` owns.
+    // SAFETY: `CURRENT_WORKER` is non-null only while `run` is on the stack of this very
+    // thread, and it points at the `WorkerContext` that `run` owns.
     f(unsafe { p.as_ref() })
 }
 
