@@ -11,6 +11,8 @@
 //!   and the `JoinHandle` sees the output or `Cancelled`.
 //! * `join_handle_drop_races_complete`, `join_handle_drop_races_wake_and_complete`: rules 5
 //!   and 6; the output and the join waker are dropped exactly once, by whichever side is last.
+//! * `into_abort_handle_races_complete`: the same for `JoinHandle::into_abort_handle`, whose
+//!   reference outlives the join interest.
 //! * `waker_clone_and_drop_across_threads`: the cell is freed exactly once, on whichever thread
 //!   drops the last reference.
 //!
@@ -288,6 +290,41 @@ fn join_handle_drop_races_complete() {
     });
     SEEN.assert_exactly(&[
         "output dropped by the JoinHandle",
+        "output dropped by the completing thread",
+    ]);
+}
+
+/// `JoinHandle::into_abort_handle` (the join interest goes, the reference stays with the
+/// `AbortHandle`) races completion: the output is dropped exactly once, and the cell is freed
+/// exactly once, after the abort handle is dropped.
+#[test]
+fn into_abort_handle_races_complete() {
+    static SEEN: Seen = Seen::new();
+    model(|| {
+        let sched = TestSched::new();
+        let (probe, cell, out) = (Probe::new(), Dropped::new(), Dropped::new());
+        let fut = {
+            let out = out.clone();
+            probed(&probe, move |_, _| Poll::Ready(Output::new(&out)))
+        };
+        let join = sched.spawn(fut, &cell);
+        let th = thread::spawn(move || join.into_abort_handle());
+        sched.run_all();
+        let joiner = th.thread().id();
+        let abort = th.join().unwrap();
+        assert_eq!(probe.drops(), 1);
+        assert_eq!(cell.count(), 0, "the abort handle keeps the cell");
+        drop(abort);
+        assert_eq!(out.count(), 1, "output dropped {} times", out.count());
+        SEEN.record(if out.on() == Some(joiner) {
+            "output dropped by into_abort_handle"
+        } else {
+            "output dropped by the completing thread"
+        });
+        finish(&sched, &[&cell]);
+    });
+    SEEN.assert_exactly(&[
+        "output dropped by into_abort_handle",
         "output dropped by the completing thread",
     ]);
 }

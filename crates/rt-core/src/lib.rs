@@ -13,6 +13,7 @@
 
 pub mod batch;
 pub mod coop;
+pub mod driving;
 pub mod pool;
 pub mod sync;
 pub mod task;

@@ -232,6 +232,9 @@ pub use std::sync::Arc as StdArc;
 /// must never assert on their values.
 pub mod unmodelled {
     pub use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+    /// std's `Mutex` for process-wide lists outside every protocol (`rt::process`'s orphaned
+    /// children), which must live in a `static`.
+    pub use std::sync::Mutex;
 }
 
 /// `thread_local!` that is std's normally and loom's under `cfg(loom)` (each loom thread then

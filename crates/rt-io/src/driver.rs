@@ -32,6 +32,10 @@ pub(crate) const WAKER_TOKEN: mio::Token = mio::Token(usize::MAX);
 /// Token reserved for the timers.
 pub(crate) const TIMER_TOKEN: mio::Token = mio::Token(usize::MAX - 1);
 
+/// Runs a blocking job somewhere that is not a worker (the runtime's blocking pool): what
+/// [`Driver::set_blocking_spawner`] installs. A std `Arc` because a closure coerces to it.
+pub type BlockingSpawner = std::sync::Arc<dyn Fn(Box<dyn FnOnce() + Send>) + Send + Sync>;
+
 /// Owns the reactor: its shards, and the thread `rt-io` when it has one (see the module docs).
 /// Dropping it shuts the reactor down.
 #[derive(Debug)]
@@ -99,6 +103,14 @@ impl Driver {
             on_workers: !own_thread,
             stopped: false,
         })
+    }
+
+    /// Installs where the reactor runs blocking work — host-name lookups for `lookup_host` and
+    /// the sockets' `bind`/`connect`/`send_to` — so it never runs on a worker. The facade hands
+    /// it the runtime's blocking pool at build; rt-io has no pool of its own (it does not depend
+    /// on rt-sched). Without one, each lookup runs on a short-lived thread.
+    pub fn set_blocking_spawner(&self, spawner: BlockingSpawner) {
+        self.handle.set_blocking_spawner(spawner);
     }
 
     /// A handle to this driver's reactor.

@@ -53,6 +53,12 @@ pub(crate) struct Reactor {
     pub(crate) kill: AtomicBool,
     /// Spreads registrations made off the runtime's workers over the shards.
     next_shard: AtomicUsize,
+    /// Where host-name lookups run (the runtime's blocking pool), set once at runtime build
+    /// (`Driver::set_blocking_spawner`); see `net/addr.rs`.
+    blocking: Mutex<Option<crate::driver::BlockingSpawner>>,
+    /// Test seam: replaces `getaddrinfo` for this reactor's lookups.
+    #[cfg(feature = "test-hooks")]
+    resolver: Mutex<Option<crate::net::TestResolver>>,
 }
 
 /// Reactor ids; an id source outside every protocol (`rt_core::sync::unmodelled`).
@@ -238,6 +244,44 @@ impl Handle {
         self.unpark_all();
     }
 
+    /// Test seam (cargo feature `test-hooks`): host-name lookups of this reactor call `resolver`
+    /// (on the blocking pool, in place of `getaddrinfo`) until it is set to `None`.
+    #[cfg(feature = "test-hooks")]
+    pub fn set_resolver_for_test(&self, resolver: Option<crate::net::TestResolver>) {
+        *self
+            .inner
+            .resolver
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = resolver;
+    }
+
+    #[cfg(feature = "test-hooks")]
+    pub(crate) fn test_resolver(&self) -> Option<crate::net::TestResolver> {
+        self.inner
+            .resolver
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Where blocking work (host-name lookups) runs: the runtime's blocking pool, or `None`
+    /// when no runtime installed one.
+    pub(crate) fn blocking_spawner(&self) -> Option<crate::driver::BlockingSpawner> {
+        self.inner
+            .blocking
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    pub(crate) fn set_blocking_spawner(&self, spawner: crate::driver::BlockingSpawner) {
+        *self
+            .inner
+            .blocking
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(spawner);
+    }
+
     /// Test hook (cargo feature `test-hooks`): registrations currently alive on this reactor.
     #[cfg(feature = "test-hooks")]
     pub fn registration_count(&self) -> usize {
@@ -270,6 +314,9 @@ impl Reactor {
             #[cfg(feature = "test-hooks")]
             kill: AtomicBool::new(false),
             next_shard: AtomicUsize::new(0),
+            blocking: Mutex::new(None),
+            #[cfg(feature = "test-hooks")]
+            resolver: Mutex::new(None),
         }
     }
 }

@@ -62,6 +62,6 @@ mod syscall;
 pub mod time;
 mod worker_driver;
 
-pub use driver::Driver;
+pub use driver::{BlockingSpawner, Driver};
 pub use handle::{EnterGuard, Handle};
 pub use worker_driver::WorkerDriver;

@@ -5,12 +5,13 @@
 //! future is cancellation-safe: dropping it mid-wait loses no permit and no value.
 //!
 //! Architecture invariant: rt-sync does not depend on rt-sched. It names rt-io for one thing
-//! only, the timer behind `Condvar::wait_timeout` (cargo feature `time`, off by default and
+//! only, the timer behind `Condvar::wait_timeout` and `mpsc::Sender::send_timeout` (cargo feature `time`, off by default and
 //! turned on by the `rt` facade); without that feature it depends on rt-core alone and runs on
 //! any executor.
 
 // Locks and coordination (semaphore is the base the locks are built on).
 pub mod barrier;
+pub mod cancellation_token;
 pub mod condvar;
 pub mod mutex;
 pub mod notify;
@@ -23,6 +24,9 @@ pub mod wait_group;
 mod waiters;
 
 pub use barrier::{Barrier, BarrierWaitResult};
+pub use cancellation_token::{
+    CancellationToken, DropGuard, WaitForCancellationFuture, WaitForCancellationFutureOwned,
+};
 pub use condvar::Condvar;
 #[cfg(feature = "time")]
 pub use condvar::WaitTimeoutResult;
@@ -40,5 +44,6 @@ pub use wait_group::WaitGroup;
 // Channels.
 pub mod broadcast;
 pub mod channel;
+pub mod mpsc;
 pub mod oneshot;
 pub mod watch;

@@ -1,10 +1,54 @@
 //! A single-value channel that keeps only the latest value: receivers are told it changed.
 //!
-//! The value sits under a lock ([`borrow`](Receiver::borrow) holds it; keep borrows short). A
-//! version word counts changes; each receiver remembers the version it has seen, and
-//! [`changed`](Receiver::changed) waits until the word moves past it.
+//! A [`borrow`](Receiver::borrow) never waits for a sender and takes no lock: any number of
+//! borrows may live at once, on one thread or many, and a `send` from another thread while a
+//! borrow is held neither waits for it nor makes it wait. A version word counts changes; each
+//! receiver remembers the version it has seen, and [`changed`](Receiver::changed) waits until
+//! the word moves past it.
 //!
-//! # The version word (this file owns its layout)
+//! # The value: an atomically swapped `Arc` (this file owns the protocol)
+//!
+//! The value lives in an `Arc<Node>` (`Node` = the value and the version it is), and
+//! `Shared::current` holds one strong reference to the current node as a raw pointer. A
+//! [`Ref`] holds a strong reference of its own, so the node it borrows stays alive, unchanged,
+//! whatever senders do meanwhile. The *borrow word* counts borrows that are between reading
+//! `current` and taking their reference (the *window*), and has a `MODIFYING` bit:
+//!
+//! ```text
+//!  bit  usize::BITS-1                           1   0
+//!      +---------------------------------------+-----------+
+//!      |  borrows inside the window            | MODIFYING |
+//!      +---------------------------------------+-----------+
+//! ```
+//!
+//! 1. **Borrow.** Add one to the window count, then a `SeqCst` fence. If `MODIFYING` was set,
+//!    take it back and try again once `MODIFYING` is clear (rule 4). Otherwise read `current`,
+//!    add a strong reference to that node, and leave the window (release). Nothing in the
+//!    window waits, so a borrow never waits for a sender, except while a `send_modify` closure
+//!    runs (rule 4).
+//! 2. **Writers are serialised** by `tx_lock`, which only `send`, `send_replace` and
+//!    `send_modify` take (never a borrow). A writer builds the new node with version
+//!    `old + 2`, swaps it into `current`, then a `SeqCst` fence, waits until the window count
+//!    is zero, and only then lets go of the old node's reference. The two fences make this the
+//!    store-buffering pattern: a borrow that read the old pointer entered the window before
+//!    the writer's loads of the count, so the writer sees it and waits until its reference is
+//!    taken: no borrow touches a freed node. The wait is for a few instructions of each borrow inside the window, never for a
+//!    `Ref`'s lifetime; a writer can only be held up by borrows that keep entering the window
+//!    back to back on other threads.
+//! 3. **`send` never waits for `Ref`s**: the old node is freed by whichever of the writer and
+//!    the old value's last `Ref` lets go last. `send_replace` returns the old value, so after
+//!    the swap it waits (spinning, then yielding) until the old node's `Ref`s are gone; a
+//!    thread that holds a `Ref` and calls `send_replace` itself therefore deadlocks, as it does
+//!    in tokio.
+//! 4. **`send_modify` changes the value in place**, so it needs the node to itself: it waits
+//!    until the current node has no `Ref` (new borrows still go through while it waits), then
+//!    sets `MODIFYING`, waits for the window to empty, and checks again that it is the only
+//!    owner (`Arc::get_mut`, acquire: every `Ref`'s reads happen before); if a borrow slipped in,
+//!    it clears `MODIFYING` and waits again. While `MODIFYING` is set, new borrows wait for the
+//!    closure to return: that closure is the one thing a borrow can wait for. As in tokio, a
+//!    thread holding a `Ref` that calls `send_modify` deadlocks.
+//!
+//! # The version word
 //!
 //! ```text
 //!  bit  usize::BITS-1                        1   0
@@ -13,10 +57,17 @@
 //!      +------------------------------------+--------+
 //! ```
 //!
-//! A change adds 2 (one version) while the value lock is held, so a receiver that reads the value
-//! and the word under that lock sees a matching pair. `CLOSED` is set once, when the sender goes.
-//! Waiters register under the waiter lock and re-read the word there; a change bumps the word
-//! before taking that lock to wake them, so no wake-up is lost.
+//! 5. A writer bumps the word by 2 (one version) *after* its node is in `current` (release), so
+//!    a receiver that sees version `v` in the word and then borrows gets a node of version `v`
+//!    or newer. A node carries its own version, so `borrow_and_update` marks exactly the
+//!    version it hands out as seen; that may run ahead of the word for a moment (swap done,
+//!    bump not yet), which is why "changed" means *newer than seen* (a wrapping comparison),
+//!    not "different".
+//! 6. `CLOSED` is set once, when the sender goes. Waiters register under the waiter lock and
+//!    re-read the word there; a change bumps the word before taking that lock to wake them, so
+//!    no wake-up is lost.
+//!
+//! Modelled in `loom-tests/tests/watch.rs`.
 //!
 //! ```
 //! # use rt_core::test_support::block_on;
@@ -33,12 +84,13 @@
 use std::error::Error;
 use std::fmt;
 use std::future::Future;
+use std::marker::PhantomData;
 use std::ops::Deref;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
 use rt_core::coop;
-use rt_core::sync::{Arc, AtomicUsize, Mutex, MutexGuard, Ordering};
+use rt_core::sync::{Arc, AtomicPtr, AtomicUsize, Mutex, MutexGuard, Ordering};
 
 use rt_core::wait_queue::{Key, WaitQueue};
 
@@ -79,12 +131,100 @@ mod version {
     pub(super) fn close(word: &AtomicUsize) {
         word.fetch_or(CLOSED, Ordering::Release);
     }
+
+    /// The version after `v` (what a node made by the next change carries).
+    pub(super) fn next(v: usize) -> usize {
+        v.wrapping_add(STEP)
+    }
+
+    /// Whether version `a` is newer than `b` (rule 5: a node may run ahead of the word).
+    pub(super) fn is_newer(a: usize, b: usize) -> bool {
+        (a.wrapping_sub(b) as isize) > 0
+    }
+}
+
+/// The borrow word's bits (rules 1 to 4). Nothing outside this module masks them.
+mod borrow_word {
+    use rt_core::sync::{fence, spin_loop, thread, AtomicUsize, Ordering};
+
+    const MODIFYING: usize = 1;
+    const IN_WINDOW: usize = 2;
+
+    /// Rule 1: enters the window; `false` (nothing held) while a `send_modify` runs.
+    pub(super) fn enter(word: &AtomicUsize) -> bool {
+        let prev = word.fetch_add(IN_WINDOW, Ordering::SeqCst);
+        if prev & MODIFYING != 0 {
+            word.fetch_sub(IN_WINDOW, Ordering::Release);
+            return false;
+        }
+        // Orders the entry before the caller's read of `current`; pairs with the fence in
+        // `wait_window_empty` (rule 2). A fence, not only `SeqCst` accesses, so that loom
+        // (which models `SeqCst` read-modify-writes as `AcqRel` only, tokio-rs/loom#180)
+        // checks the code that ships.
+        fence(Ordering::SeqCst);
+        true
+    }
+
+    /// Rule 1: leaves the window, the reference taken.
+    pub(super) fn leave(word: &AtomicUsize) {
+        word.fetch_sub(IN_WINDOW, Ordering::Release);
+    }
+
+    /// Waits until no borrow is inside the window (rule 2).
+    pub(super) fn wait_window_empty(word: &AtomicUsize) {
+        // Orders the caller's swap of `current` before the loads below; pairs with `enter`'s.
+        fence(Ordering::SeqCst);
+        let mut backoff = Backoff::default();
+        while word.load(Ordering::SeqCst) & !MODIFYING != 0 {
+            backoff.snooze();
+        }
+    }
+
+    /// Waits until no `send_modify` holds the value (rule 4).
+    pub(super) fn wait_not_modifying(word: &AtomicUsize) {
+        let mut backoff = Backoff::default();
+        while word.load(Ordering::Acquire) & MODIFYING != 0 {
+            backoff.snooze();
+        }
+    }
+
+    /// Rule 4: keeps new borrows out (only the writer holding `tx_lock` calls it).
+    pub(super) fn set_modifying(word: &AtomicUsize) {
+        word.fetch_or(MODIFYING, Ordering::SeqCst);
+    }
+
+    pub(super) fn clear_modifying(word: &AtomicUsize) {
+        word.fetch_and(!MODIFYING, Ordering::Release);
+    }
+
+    /// Spins a little, then yields the thread: the waits above are short (rule 2) or wait for
+    /// another thread's code (rules 3 and 4).
+    #[derive(Default)]
+    pub(super) struct Backoff(u32);
+
+    impl Backoff {
+        pub(super) fn snooze(&mut self) {
+            if self.0 < 64 {
+                self.0 += 1;
+                spin_loop();
+            } else {
+                thread::yield_now();
+            }
+        }
+    }
 }
 
 /// Creates a watch channel holding `init`.
 pub fn channel<T>(init: T) -> (Sender<T>, Receiver<T>) {
+    let node = Arc::new(Node {
+        value: init,
+        version: 0,
+    });
     let shared = Arc::new(Shared {
-        value: Mutex::new(init),
+        current: AtomicPtr::new(Arc::into_raw(node).cast_mut()),
+        borrows: AtomicUsize::new(0),
+        tx_lock: Mutex::new(()),
+        _owns: PhantomData,
         version: version::new(),
         receivers: AtomicUsize::new(1),
         waiters: Mutex::new(Waiters {
@@ -100,8 +240,21 @@ pub fn channel<T>(init: T) -> (Sender<T>, Receiver<T>) {
     )
 }
 
+/// One value, with the version it is (rule 5).
+struct Node<T> {
+    value: T,
+    version: usize,
+}
+
 struct Shared<T> {
-    value: Mutex<T>,
+    /// `Arc::into_raw` of the current node; one strong reference belongs to this field.
+    current: AtomicPtr<Node<T>>,
+    /// The borrow word (rules 1 to 4).
+    borrows: AtomicUsize,
+    /// Serialises writers (rule 2); borrows never take it.
+    tx_lock: Mutex<()>,
+    /// `current` owns an `Arc<Node<T>>`: `Send`/`Sync` only as that is.
+    _owns: PhantomData<Arc<Node<T>>>,
     version: AtomicUsize,
     receivers: AtomicUsize,
     waiters: Mutex<Waiters>,
@@ -115,12 +268,73 @@ struct Waiters {
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A panic under the value lock (in `send_modify`'s closure) leaves a value, just as a panic
-    // in any other code holding a `&mut T` would.
+    // Only queue operations run under the waiter lock; a poisoned one is still consistent.
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+impl<T> Drop for Shared<T> {
+    fn drop(&mut self) {
+        let p = self.current.load(Ordering::Relaxed);
+        // SAFETY: `current`'s own reference, released once, as the channel goes.
+        drop(unsafe { Arc::from_raw(p) });
+    }
+}
+
 impl<T> Shared<T> {
+    /// Rule 1: a new strong reference to the current node.
+    fn load(&self) -> Arc<Node<T>> {
+        loop {
+            if !borrow_word::enter(&self.borrows) {
+                borrow_word::wait_not_modifying(&self.borrows);
+                continue;
+            }
+            let p = self.current.load(Ordering::SeqCst);
+            // SAFETY: `p` came from `Arc::into_raw` and its node is alive: `current` held a
+            // reference when we read it, and a writer that swapped it out since keeps that
+            // reference until the window is empty (rule 2), which it is not while we are in it.
+            unsafe { Arc::increment_strong_count(p) };
+            borrow_word::leave(&self.borrows);
+            // SAFETY: the strong reference added just above is the one this `Arc` owns.
+            return unsafe { Arc::from_raw(p) };
+        }
+    }
+
+    fn lock_tx(&self) -> MutexGuard<'_, ()> {
+        // Nothing is left half-done under it by a panic (see `send_modify`).
+        self.tx_lock.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The current node's version; only for the writer holding `tx_lock`.
+    fn current_version(&self, _tx: &MutexGuard<'_, ()>) -> usize {
+        let p = self.current.load(Ordering::Acquire);
+        // SAFETY: only writers replace `current` and we hold `tx_lock`, so `current`'s own
+        // reference keeps the node alive while we read it.
+        unsafe { (*p).version }
+    }
+
+    /// Rules 2 and 5: installs `value` as the next version, bumps the word, returns the old
+    /// node (whose `Ref`s may still live).
+    fn swap(&self, value: T) -> Arc<Node<T>> {
+        let old = {
+            let tx = self.lock_tx();
+            let new = Arc::new(Node {
+                value,
+                version: version::next(self.current_version(&tx)),
+            });
+            let old = self
+                .current
+                .swap(Arc::into_raw(new).cast_mut(), Ordering::SeqCst);
+            borrow_word::wait_window_empty(&self.borrows);
+            version::bump(&self.version);
+            old
+        };
+        // SAFETY: `old` came from `Arc::into_raw` and `current`'s reference to it is ours now:
+        // it left `current`, and every borrow that read it has taken its own (rule 2).
+        let old = unsafe { Arc::from_raw(old) };
+        Shared::wake(rx_queue, self);
+        old
+    }
+
     fn wake(queue: impl FnOnce(&mut Waiters) -> &mut WaitQueue<Waker>, shared: &Self) {
         let wakers = queue(&mut lock(&shared.waiters)).drain();
         for w in wakers {
@@ -175,9 +389,21 @@ pub struct Receiver<T> {
     seen: usize,
 }
 
-/// A borrow of the current value; holds the value lock.
+/// A borrow of the value: holds that value (not a lock), so it stays the same while the `Ref`
+/// lives even if a newer one is sent meanwhile. Any number may live at once.
 pub struct Ref<'a, T> {
-    guard: MutexGuard<'a, T>,
+    node: Arc<Node<T>>,
+    has_changed: bool,
+    _handle: PhantomData<&'a ()>,
+}
+
+impl<T> Ref<'_, T> {
+    /// Whether this value was new to the receiver when borrowed (for
+    /// [`borrow_and_update`](Receiver::borrow_and_update): before it was marked seen). Always
+    /// `false` for [`Sender::borrow`].
+    pub fn has_changed(&self) -> bool {
+        self.has_changed
+    }
 }
 
 /// `send` found no receiver; the value comes back.
@@ -195,46 +421,83 @@ impl<T> Sender<T> {
         if self.receiver_count() == 0 {
             return Err(SendError(value));
         }
-        drop(self.send_replace(value));
+        drop(self.shared.swap(value));
         Ok(())
     }
 
     /// Replaces the value even with no receiver, notifies receivers, returns the old value.
+    ///
+    /// Waits until no [`Ref`] of the old value is left (rule 3; borrows of the new value go
+    /// ahead meanwhile), so do not call it while this thread holds a `Ref`.
     pub fn send_replace(&self, value: T) -> T {
-        let old = {
-            let mut guard = lock(&self.shared.value);
-            let old = std::mem::replace(&mut *guard, value);
-            version::bump(&self.shared.version);
-            old
-        };
-        Shared::wake(rx_queue, &self.shared);
-        old
+        let mut old = self.shared.swap(value);
+        let mut backoff = borrow_word::Backoff::default();
+        loop {
+            match Arc::try_unwrap(old) {
+                Ok(node) => return node.value,
+                Err(still_borrowed) => old = still_borrowed,
+            }
+            backoff.snooze();
+        }
     }
 
     /// Modifies the value in place and notifies receivers.
+    ///
+    /// Needs the value to itself (rule 4): waits until no [`Ref`] of it is left, and borrows
+    /// that start while `modify` runs wait for it. Do not call it while this thread holds a
+    /// `Ref`. If `modify` panics, receivers are not notified (as in tokio).
     pub fn send_modify(&self, modify: impl FnOnce(&mut T)) {
         {
-            let mut guard = lock(&self.shared.value);
-            modify(&mut guard);
+            let tx = self.shared.lock_tx();
+            let next = version::next(self.shared.current_version(&tx));
+            let p = self.shared.current.load(Ordering::Acquire);
+            // SAFETY: `current`'s reference, borrowed (not taken) while we hold `tx_lock`: no
+            // writer can release it, and `ManuallyDrop` keeps us from releasing it.
+            let mut node = std::mem::ManuallyDrop::new(unsafe { Arc::from_raw(p) });
+            let mut backoff = borrow_word::Backoff::default();
+            // Clears MODIFYING however this block is left (a panicking `modify` included).
+            struct Clear<'a>(&'a AtomicUsize);
+            impl Drop for Clear<'_> {
+                fn drop(&mut self) {
+                    borrow_word::clear_modifying(self.0);
+                }
+            }
+            let _clear = loop {
+                while Arc::strong_count(&node) > 1 {
+                    backoff.snooze();
+                }
+                borrow_word::set_modifying(&self.shared.borrows);
+                let clear = Clear(&self.shared.borrows);
+                borrow_word::wait_window_empty(&self.shared.borrows);
+                if Arc::get_mut(&mut node).is_some() {
+                    break clear;
+                }
+                drop(clear);
+            };
+            let n = Arc::get_mut(&mut node).expect("the node is ours: checked just above");
+            modify(&mut n.value);
+            n.version = next;
             version::bump(&self.shared.version);
         }
         Shared::wake(rx_queue, &self.shared);
     }
 
-    /// Borrows the current value.
+    /// Borrows the current value (never waits for a sender; see the module docs).
     pub fn borrow(&self) -> Ref<'_, T> {
         Ref {
-            guard: lock(&self.shared.value),
+            node: self.shared.load(),
+            has_changed: false,
+            _handle: PhantomData,
         }
     }
 
     /// A new receiver that has seen the current value.
     pub fn subscribe(&self) -> Receiver<T> {
         self.shared.receivers.fetch_add(1, Ordering::Relaxed);
-        let _value = lock(&self.shared.value);
+        let seen = self.shared.load().version;
         Receiver {
             shared: self.shared.clone(),
-            seen: version::load(&self.shared.version).version(),
+            seen,
         }
     }
 
@@ -265,19 +528,28 @@ impl<T> Drop for Sender<T> {
 }
 
 impl<T> Receiver<T> {
-    /// Borrows the current value without marking it seen.
+    /// Borrows the current value without marking it seen. Never waits for a sender: hold as
+    /// many as you like, on any threads, across sends (module docs).
     pub fn borrow(&self) -> Ref<'_, T> {
+        let node = self.shared.load();
         Ref {
-            guard: lock(&self.shared.value),
+            has_changed: node.version != self.seen,
+            node,
+            _handle: PhantomData,
         }
     }
 
     /// Borrows the current value and marks it seen.
     pub fn borrow_and_update(&mut self) -> Ref<'_, T> {
-        let guard = lock(&self.shared.value);
-        // Read under the value lock: the version matches the value we hand out.
-        self.seen = version::load(&self.shared.version).version();
-        Ref { guard }
+        let node = self.shared.load();
+        // The node carries its version: exactly what is handed out is marked seen (rule 5).
+        let has_changed = node.version != self.seen;
+        self.seen = node.version;
+        Ref {
+            node,
+            has_changed,
+            _handle: PhantomData,
+        }
     }
 
     /// Whether the value changed since last seen; fails once the sender is gone.
@@ -286,7 +558,7 @@ impl<T> Receiver<T> {
         if now.is_closed() {
             return Err(RecvError(()));
         }
-        Ok(now.version() != self.seen)
+        Ok(version::is_newer(now.version(), self.seen))
     }
 
     /// Waits for a value not yet seen and marks it seen. Fails when the sender is gone and
@@ -333,7 +605,7 @@ impl<T> Changed<'_, T> {
     /// The outcome if there is one now; marks a new version seen.
     fn check(rx: &mut Receiver<T>) -> Option<Result<(), RecvError>> {
         let now = version::load(&rx.shared.version);
-        if now.version() != rx.seen {
+        if version::is_newer(now.version(), rx.seen) {
             rx.seen = now.version();
             Some(Ok(()))
         } else if now.is_closed() {
@@ -416,7 +688,7 @@ impl<T> Deref for Ref<'_, T> {
     type Target = T;
 
     fn deref(&self) -> &T {
-        &self.guard
+        &self.node.value
     }
 }
 

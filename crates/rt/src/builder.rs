@@ -341,6 +341,13 @@ impl Builder {
             keep_alive: self.keep_alive,
             threads: threads(hook(false)),
         });
+        // Host-name lookups (`rt::net::lookup_host`, `connect("name:port")`) run on this pool,
+        // never on a worker: rt-io has no pool of its own.
+        let spawner = pool.spawner().clone();
+        io.set_blocking_spawner(std::sync::Arc::new(move |job| {
+            // Detached: the job reports to its caller itself.
+            drop(spawner.spawn_blocking(job));
+        }));
         let panic = (self.unhandled_panic == crate::UnhandledPanic::ShutdownRuntime)
             .then(|| Arc::new(crate::unhandled::PanicState::default()));
         let panic_hook = panic

@@ -1,16 +1,16 @@
 //! The thread-local runtime context: which runtime `rt::spawn` talks to, and whether this
 //! thread drives tasks (a worker, or a thread inside `block_on`), where blocking is a bug.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 
 use crate::handle::Handle;
 
 rt_core::sync::thread_local! {
     /// The runtime `rt::spawn` and `Handle::current` find on this thread.
     static CURRENT_RUNTIME: RefCell<Option<Handle>> = const { RefCell::new(None) };
-    /// This thread drives tasks (a worker, or inside `block_on`): blocking here is a bug.
-    static DRIVING: Cell<bool> = const { Cell::new(false) };
 }
+// Whether this thread drives tasks (a worker, or inside `block_on`) is `rt_core::driving`'s
+// flag, so rt-sync's blocking calls see it too.
 
 /// Makes a runtime current on this thread until dropped (nestable). Returned by
 /// [`Runtime::enter`](crate::Runtime::enter) and [`Handle::enter`].
@@ -32,7 +32,7 @@ impl std::fmt::Debug for EnterGuard {
 pub(crate) fn enter(handle: &Handle, driving: bool) -> EnterGuard {
     let io = handle.inner.io.enter();
     let prev = CURRENT_RUNTIME.with(|c| c.replace(Some(handle.clone())));
-    let prev_driving = DRIVING.with(|d| d.replace(driving || d.get()));
+    let prev_driving = rt_core::driving::set_driving(driving || rt_core::driving::is_driving());
     EnterGuard {
         prev,
         prev_driving,
@@ -45,7 +45,7 @@ impl Drop for EnterGuard {
     fn drop(&mut self) {
         let prev = self.prev.take();
         let _ = CURRENT_RUNTIME.try_with(|c| *c.borrow_mut() = prev);
-        let _ = DRIVING.try_with(|d| d.set(self.prev_driving));
+        rt_core::driving::set_driving(self.prev_driving);
     }
 }
 
@@ -57,17 +57,11 @@ pub(crate) fn try_current() -> Option<Handle> {
 }
 
 pub(crate) fn is_driving() -> bool {
-    DRIVING.try_with(|d| d.get()).unwrap_or(false)
+    rt_core::driving::is_driving()
 }
 
 /// Panics unless blocking the thread is allowed here.
 #[track_caller]
 pub(crate) fn assert_may_block(what: &str) {
-    if is_driving() {
-        panic!(
-            "{what} called from inside an rt runtime (a worker thread, or a thread already in \
-             block_on): it would block the thread that drives tasks. Use `.await` instead, or \
-             run blocking code with rt::spawn_blocking."
-        );
-    }
+    rt_core::driving::assert_may_block(what);
 }

@@ -109,6 +109,14 @@ impl Handle {
         }
     }
 
+    /// Which scheduler this runtime runs (tokio's `Handle::runtime_flavor`).
+    pub fn runtime_flavor(&self) -> crate::runtime::RuntimeFlavor {
+        match self.inner.scheduler {
+            Scheduler::MultiThread(_) => crate::runtime::RuntimeFlavor::MultiThread,
+            Scheduler::CurrentThread(_) => crate::runtime::RuntimeFlavor::CurrentThread,
+        }
+    }
+
     /// Scheduler counters (polls, schedules, steals, parks, unparks per worker).
     pub fn metrics(&self) -> rt_sched::metrics::Metrics {
         match &self.inner.scheduler {

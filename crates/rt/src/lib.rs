@@ -13,11 +13,17 @@
 //! Architecture invariant: this crate is the only public API boundary. The crates under it
 //! (`rt-core`, `rt-sched`, `rt-io`, `rt-sync`) are implementation detail; users name `rt::`.
 
+pub mod adapt;
 mod builder;
 mod context;
+pub mod coro;
+mod flavor;
+pub mod fs;
 mod handle;
 mod macros;
+pub mod process;
 pub mod runtime;
+pub mod signal;
 pub mod task;
 mod unhandled;
 

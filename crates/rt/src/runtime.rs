@@ -1,5 +1,6 @@
 //! `Runtime`: owns the scheduler, the blocking pool and the IO driver. The runtime types are
-//! here at tokio's paths too (`rt::runtime::Builder`, `rt::runtime::UnhandledPanic`).
+//! here at tokio's paths too (`rt::runtime::{Builder, Runtime, Handle, RuntimeFlavor}`,
+//! `rt::runtime::UnhandledPanic`).
 
 use std::future::Future;
 use std::io;
@@ -9,6 +10,7 @@ use rt_core::task::JoinHandle;
 use rt_sched::{blocking, current_thread, multi_thread};
 
 use crate::context::{self, EnterGuard};
+pub use crate::flavor::RuntimeFlavor;
 pub use crate::handle::Handle;
 pub use crate::unhandled::UnhandledPanic;
 pub use crate::Builder;

@@ -329,3 +329,34 @@ fn a_future_that_wakes_itself_while_dropped_by_abort() {
         assert_eq!(rt.block_on(rt.spawn(async { 1 })).unwrap(), 1, "{flavor}");
     }
 }
+
+/// `JoinHandle::into_abort_handle` keeps the power to abort: the task's future is dropped
+/// exactly once, by the abort, on the current-thread runtime (where nothing runs outside
+/// `block_on`, so the order is fixed).
+#[test]
+fn into_abort_handle_still_aborts() {
+    let rt = support::current_thread();
+    let drops = Arc::new(AtomicUsize::new(0));
+    let never = Never::default();
+    let polls = never.polls.clone();
+    let guard = DropCount(drops.clone());
+    let abort = rt
+        .spawn(async move {
+            let _guard = guard;
+            never.await
+        })
+        .into_abort_handle();
+    assert!(!abort.is_finished());
+    abort.abort();
+    rt.block_on(async {
+        while !abort.is_finished() {
+            rt::task::yield_now().await;
+        }
+    });
+    assert_eq!(
+        polls.load(Ordering::SeqCst),
+        0,
+        "aborted before its first poll"
+    );
+    assert_eq!(drops.load(Ordering::SeqCst), 1);
+}

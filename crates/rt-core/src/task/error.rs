@@ -6,6 +6,10 @@ use std::fmt;
 use super::id::Id;
 
 /// A task ended without producing its output: it panicked or was cancelled.
+///
+/// `Send + Sync` like tokio's, so `?` turns it into `Box<dyn Error + Send + Sync>` or
+/// `anyhow::Error`: the panic payload (only `Send`) sits in a `SyncWrapper` that hands out
+/// shared references only to `Sync` types.
 pub struct JoinError {
     repr: Repr,
     id: Id,
@@ -13,7 +17,22 @@ pub struct JoinError {
 
 enum Repr {
     Cancelled,
-    Panic(Box<dyn Any + Send + 'static>),
+    Panic(SyncWrapper<Box<dyn Any + Send + 'static>>),
+}
+
+/// Makes a `Send` value `Sync` by never handing out a shared reference to it: it is reached by
+/// value, or by shared reference only as a `Sync` type it downcasts to.
+struct SyncWrapper<T>(T);
+
+// SAFETY: `&SyncWrapper<T>` gives no access to `T` itself; `downcast_ref_sync` hands out `&U`
+// only for `U: Sync`, which may be shared between threads. Everything else takes `self` by
+// value, which needs `T: Send` only (required below).
+unsafe impl<T: Send> Sync for SyncWrapper<T> {}
+
+impl SyncWrapper<Box<dyn Any + Send + 'static>> {
+    fn downcast_ref_sync<U: Any + Sync>(&self) -> Option<&U> {
+        self.0.downcast_ref::<U>()
+    }
 }
 
 impl JoinError {
@@ -30,7 +49,7 @@ impl JoinError {
     #[doc(hidden)]
     pub fn panic(id: Id, payload: Box<dyn Any + Send + 'static>) -> JoinError {
         JoinError {
-            repr: Repr::Panic(payload),
+            repr: Repr::Panic(SyncWrapper(payload)),
             id,
         }
     }
@@ -57,7 +76,7 @@ impl JoinError {
     /// The panic payload, or the error itself when it is a cancellation.
     pub fn try_into_panic(self) -> Result<Box<dyn Any + Send + 'static>, JoinError> {
         match self.repr {
-            Repr::Panic(p) => Ok(p),
+            Repr::Panic(p) => Ok(p.0),
             Repr::Cancelled => Err(self),
         }
     }
@@ -68,17 +87,17 @@ impl JoinError {
     }
 }
 
-fn panic_message(p: &(dyn Any + Send)) -> Option<&str> {
-    p.downcast_ref::<&'static str>()
+fn panic_message<'a>(p: &'a SyncWrapper<Box<dyn Any + Send + 'static>>) -> Option<&'a str> {
+    p.downcast_ref_sync::<&'static str>()
         .copied()
-        .or_else(|| p.downcast_ref::<String>().map(|s| s.as_str()))
+        .or_else(|| p.downcast_ref_sync::<String>().map(|s| s.as_str()))
 }
 
 impl fmt::Display for JoinError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.repr {
             Repr::Cancelled => write!(f, "task {} was cancelled", self.id),
-            Repr::Panic(p) => match panic_message(p.as_ref()) {
+            Repr::Panic(p) => match panic_message(p) {
                 Some(m) => write!(f, "task {} panicked with message {m:?}", self.id),
                 None => write!(f, "task {} panicked", self.id),
             },
@@ -90,7 +109,7 @@ impl fmt::Debug for JoinError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.repr {
             Repr::Cancelled => write!(f, "JoinError::Cancelled({:?})", self.id),
-            Repr::Panic(p) => match panic_message(p.as_ref()) {
+            Repr::Panic(p) => match panic_message(p) {
                 Some(m) => write!(f, "JoinError::Panic({:?}, {m:?}, ...)", self.id),
                 None => write!(f, "JoinError::Panic({:?}, ...)", self.id),
             },
@@ -99,6 +118,11 @@ impl fmt::Debug for JoinError {
 }
 
 impl std::error::Error for JoinError {}
+
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<JoinError>()
+};
 
 impl From<JoinError> for std::io::Error {
     fn from(e: JoinError) -> std::io::Error {

@@ -263,11 +263,13 @@ impl<F: Future, S: Schedule> Harness<F, S> {
         })
     }
 
-    pub(crate) fn drop_join_handle(self) {
+    /// Drops the join interest; with `keep_ref` the handle's reference survives (it became an
+    /// `AbortHandle`'s), else it is dropped too.
+    pub(crate) fn drop_join_handle(self, keep_ref: bool) {
         let JoinInterestDropped {
             after: snapshot,
             last_ref: was_last,
-        } = self.header().state.drop_join_interest();
+        } = self.header().state.drop_join_interest(keep_ref);
         if snapshot.is_complete() {
             // Rule 5: the output is ours; a panic in its `Drop` must not reach the dropper.
             let _ = self.drop_stage();
@@ -275,6 +277,9 @@ impl<F: Future, S: Schedule> Harness<F, S> {
         if !snapshot.is_join_waker_set() {
             // Rule 6: the slot is ours again.
             drop(self.take_trailer_waker());
+        }
+        if keep_ref {
+            return;
         }
         if was_last {
             self.dealloc();

@@ -22,8 +22,9 @@ pub struct Vtable {
     pub(crate) dealloc: unsafe fn(NonNull<Header>),
     /// Reads the output into `*mut Poll<Result<T, JoinError>>` if complete, else stores the waker.
     pub(crate) try_read_output: unsafe fn(NonNull<Header>, *mut (), &Waker),
-    /// The `JoinHandle` is dropped (consumes its reference).
-    pub(crate) drop_join_handle: unsafe fn(NonNull<Header>),
+    /// The `JoinHandle` is dropped (consumes its reference unless the `bool`, `keep_ref`, is
+    /// set: then the reference passes to an `AbortHandle`).
+    pub(crate) drop_join_handle: unsafe fn(NonNull<Header>, bool),
     /// Cancels the task at shutdown (consumes a reference).
     pub(crate) shutdown: unsafe fn(NonNull<Header>),
     /// The cell's layout.
@@ -134,10 +135,10 @@ impl RawTask {
         unsafe { (self.vtable().try_read_output)(self.ptr, dst, waker) }
     }
 
-    /// Consumes the `JoinHandle`'s reference.
-    pub(crate) fn drop_join_handle(self) {
+    /// Drops the `JoinHandle`'s join interest and, unless `keep_ref`, its reference.
+    pub(crate) fn drop_join_handle(self, keep_ref: bool) {
         // SAFETY: the vtable matches the cell.
-        unsafe { (self.vtable().drop_join_handle)(self.ptr) }
+        unsafe { (self.vtable().drop_join_handle)(self.ptr, keep_ref) }
     }
 
     /// Consumes one reference.
@@ -195,9 +196,9 @@ unsafe fn try_read_output<F: Future, S: Schedule>(ptr: NonNull<Header>, dst: *mu
     }
 }
 
-unsafe fn drop_join_handle<F: Future, S: Schedule>(ptr: NonNull<Header>) {
+unsafe fn drop_join_handle<F: Future, S: Schedule>(ptr: NonNull<Header>, keep_ref: bool) {
     // SAFETY: the vtable was built for `TaskCell<F, S>`.
-    unsafe { Harness::<F, S>::from_raw(ptr) }.drop_join_handle();
+    unsafe { Harness::<F, S>::from_raw(ptr) }.drop_join_handle(keep_ref);
 }
 
 unsafe fn shutdown<F: Future, S: Schedule>(ptr: NonNull<Header>) {

@@ -324,14 +324,17 @@ impl State {
     /// The reference goes in the same read-modify-write only when it is the last one: then no
     /// other thread can free the cell while the caller still drops the output and waker. Else
     /// the caller drops it separately, after touching the cell.
-    pub(crate) fn drop_join_interest(&self) -> JoinInterestDropped {
+    ///
+    /// With `keep_ref` the handle's reference is not dropped: it passes to an `AbortHandle`
+    /// (`JoinHandle::into_abort_handle`), and `last_ref` is always false.
+    pub(crate) fn drop_join_interest(&self, keep_ref: bool) -> JoinInterestDropped {
         self.fetch_update(|s| {
             debug_assert!(s.is_join_interested());
             let mut next = s.0 & !JOIN_INTEREST;
             if !s.is_complete() {
                 next &= !JOIN_WAKER;
             }
-            let last = s.ref_count() == 1;
+            let last = !keep_ref && s.ref_count() == 1;
             if last {
                 next -= REF_ONE;
             }

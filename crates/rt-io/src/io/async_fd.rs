@@ -3,13 +3,14 @@
 use std::fmt;
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
+use std::task::{ready, Context, Poll};
 
 use mio::unix::SourceFd;
 
 use crate::handle::Handle;
 use crate::readiness::{Interest, Ready};
 use crate::registration::Registration;
-use crate::scheduled_io::ReadyEvent;
+use crate::scheduled_io::{Direction, ReadyEvent};
 
 /// A file descriptor registered with the reactor. The fd must be in non-blocking mode; the
 /// caller does the IO, `AsyncFd` says when to try.
@@ -89,6 +90,36 @@ impl<T: AsRawFd> AsyncFd<T> {
     /// Cancel safe.
     pub async fn writable(&self) -> io::Result<AsyncFdReadyGuard<'_, T>> {
         self.ready(Interest::WRITABLE).await
+    }
+
+    /// Polls for read readiness (tokio's `poll_read_ready`), for `AsyncRead` impls over an fd.
+    /// Only the last task to poll is woken (one waker slot per direction), as with tokio.
+    pub fn poll_read_ready<'a>(
+        &'a self,
+        cx: &mut Context<'_>,
+    ) -> Poll<io::Result<AsyncFdReadyGuard<'a, T>>> {
+        self.poll_ready_in(cx, Direction::Read)
+    }
+
+    /// Polls for write readiness (tokio's `poll_write_ready`), for `AsyncWrite` impls over an
+    /// fd. Only the last task to poll is woken.
+    pub fn poll_write_ready<'a>(
+        &'a self,
+        cx: &mut Context<'_>,
+    ) -> Poll<io::Result<AsyncFdReadyGuard<'a, T>>> {
+        self.poll_ready_in(cx, Direction::Write)
+    }
+
+    fn poll_ready_in<'a>(
+        &'a self,
+        cx: &mut Context<'_>,
+        direction: Direction,
+    ) -> Poll<io::Result<AsyncFdReadyGuard<'a, T>>> {
+        let event = ready!(self.registration.poll_ready(cx, direction))?;
+        Poll::Ready(Ok(AsyncFdReadyGuard {
+            fd: self,
+            event: Some(event),
+        }))
     }
 
     /// Waits until the fd is ready for any of `interest`.

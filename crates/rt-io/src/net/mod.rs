@@ -4,12 +4,17 @@
 //! is created in; creating one outside an rt runtime panics. Operations that wait spend the
 //! cooperative budget.
 //!
-//! Addresses are anything implementing [`std::net::ToSocketAddrs`]. Literal addresses
-//! (`"127.0.0.1:8080"`, a `SocketAddr`, `(IpAddr, u16)`) are parsed without any lookup. A host
-//! *name* is resolved with std's resolver (`getaddrinfo`), which blocks the calling worker for the
-//! duration of the lookup: resolve names up front, or in `rt::spawn_blocking`, where that matters.
+//! Addresses are anything implementing rt's sealed [`ToSocketAddrs`] (tokio's shape). Literal
+//! addresses (`"127.0.0.1:8080"`, a `SocketAddr`, `(IpAddr, u16)`, `&[SocketAddr]`) are parsed
+//! without any lookup. A host *name* (`"localhost:80"`, `("localhost", 80)`) is resolved with
+//! std's resolver (`getaddrinfo`) on the runtime's blocking pool, never on a worker; `connect`
+//! tries each resolved address in turn and returns the last error; [`lookup_host`] gives the
+//! addresses themselves.
 
 mod addr;
+#[cfg(feature = "test-hooks")]
+pub use addr::TestResolver;
+pub use addr::{lookup_host, ToSocketAddrs};
 #[macro_use]
 mod halves;
 pub(crate) mod raw_socket;

@@ -1,12 +1,12 @@
 //! [`UdpSocket`].
 
 use std::io;
-use std::net::{SocketAddr, ToSocketAddrs};
+use std::net::SocketAddr;
 use std::os::fd::{AsRawFd, RawFd};
 
 use crate::io::poll_evented::PollEvented;
 use crate::io::Interest;
-use crate::net::addr;
+use crate::net::{addr, ToSocketAddrs};
 
 /// A UDP socket. All methods take `&self`: share it (in an `Arc`) between tasks that send and
 /// receive at once; every waiting task is woken when the socket becomes ready.
@@ -18,7 +18,7 @@ pub struct UdpSocket {
 impl UdpSocket {
     /// Binds to `addr` (the first of its addresses that works).
     pub async fn bind(addr: impl ToSocketAddrs) -> io::Result<UdpSocket> {
-        let addrs = addr::resolve(addr)?;
+        let addrs = addr::resolve(addr).await?;
         addr::first_ok(addrs, |a| async move {
             UdpSocket::from_mio(mio::net::UdpSocket::bind(a)?)
         })
@@ -40,7 +40,7 @@ impl UdpSocket {
     /// Sets the default destination of [`UdpSocket::send`] and the only source
     /// [`UdpSocket::recv`] accepts.
     pub async fn connect(&self, addr: impl ToSocketAddrs) -> io::Result<()> {
-        let addrs = addr::resolve(addr)?;
+        let addrs = addr::resolve(addr).await?;
         let sys = self.io.get_ref();
         addr::first_ok(addrs, |a| async move { sys.connect(a) }).await
     }
@@ -74,7 +74,7 @@ impl UdpSocket {
     /// # Cancel safety
     /// Cancel safe: if dropped before it completes, no datagram was sent.
     pub async fn send_to(&self, buf: &[u8], target: impl ToSocketAddrs) -> io::Result<usize> {
-        let target = addr::resolve(target)?[0];
+        let target = addr::resolve(target).await?[0];
         let sys = self.io.get_ref();
         self.io
             .registration()

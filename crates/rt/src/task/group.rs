@@ -291,8 +291,7 @@ impl<T, E> TaskGroup<T, E> {
                 index,
             }),
         });
-        let abort = join.abort_handle();
-        drop(join);
+        let abort = join.into_abort_handle();
         let abort_now = {
             let mut st = self.shared.state.lock().unwrap();
             // If the task already ended, its record found no handle to drop: keep none.

@@ -5,7 +5,15 @@
 //! guard [`Record`]) it moves the outcome into the set's shared state, drops the set's
 //! `AbortHandle` of that task and wakes the set. The set keeps no `JoinHandle`, so a finished
 //! task's cell is freed at once and only its output waits to be collected (tokio's `JoinSet`
-//! keeps every finished task's cell until `join_next` collects it).
+//! keeps every finished task's cell until `join_next` collects it). The one exception: the
+//! abort handles of the last spawns (fewer than `BIND_BATCH`, 32) wait in the set until its
+//! next call, so up to 31 finished cells can outlive their tasks until then.
+//!
+//! Cost: slot keys are handed out by the set itself (no lock), the abort handles of 32 spawns
+//! are stored under one lock (`bind_unbound`), a task's end takes the lock once (`finish`),
+//! and `join_next` moves every recorded outcome out under one lock. Per task that is about one
+//! lock round trip, against four in the first version (rt/tokio 0.87 → about 0.5, see
+//! `docs/BENCHMARKS.md`).
 
 use std::collections::VecDeque;
 use std::future::Future;
@@ -39,32 +47,68 @@ use crate::Handle;
 /// ```
 pub struct JoinSet<T> {
     shared: Arc<Shared<T>>,
+    /// Outcomes already taken from `shared.done` in one batch, served by `join_next` first.
+    ready: Exclusive<VecDeque<(Id, Result<T, JoinError>)>>,
+    /// Slot keys free for the next spawn: a key comes back when its outcome is collected.
+    free: Vec<usize>,
+    /// Keys below this were handed out in the current epoch.
+    next_key: usize,
+    /// Tasks in the set: running plus finished and not collected (`len`).
+    len: usize,
+    /// The set's epoch (a copy: only `&mut self` methods change `State::epoch`).
+    epoch: u64,
+    /// Spawned tasks whose abort handles are not in their slots yet: `bind` runs for up to
+    /// `BIND_BATCH` of them under one lock. Flushed before anything that reads the slots or
+    /// waits for an outcome (a task that finished before its bind left its outcome in its slot
+    /// and woke nobody).
+    unbound: Vec<(usize, AbortHandle)>,
 }
+
+/// A value reached only through `&mut` (as `std::sync::Exclusive`, unstable): it is `Sync`
+/// whatever it holds, because a shared reference gives no access to it. It keeps `JoinSet`
+/// `Sync` while `JoinError`'s panic payload is only `Send`.
+struct Exclusive<V>(V);
+
+// SAFETY: no method of `Exclusive` takes `&self`; the value is reached only through `&mut self`
+// (`Deref`/`DerefMut` are not implemented for `&`), so sharing `&Exclusive` across threads
+// shares nothing.
+unsafe impl<V: Send> Sync for Exclusive<V> {}
+
+impl<V> Exclusive<V> {
+    fn get_mut(&mut self) -> &mut V {
+        &mut self.0
+    }
+}
+
+/// How many spawns share one `bind` lock round trip.
+const BIND_BATCH: usize = 32;
 
 struct Shared<T> {
     state: Mutex<State<T>>,
 }
 
+/// What the set shares with its tasks' records, behind one lock. Each task touches it twice
+/// (`bind` at spawn, `finish` at its end); `join_next` takes finished outcomes out in batches.
 struct State<T> {
-    /// One entry per task not yet collected by `join_next`: running or finished.
-    slots: Vec<Option<Slot<T>>>,
-    free: Vec<usize>,
-    /// Finished tasks' outcomes, in completion order.
-    done: VecDeque<(Id, Result<T, JoinError>)>,
-    /// Tasks in the set: running plus finished and not collected (`len`).
-    len: usize,
+    /// Indexed by key; grown by whichever of `bind` and `finish` comes first.
+    slots: Vec<Slot<T>>,
+    /// Finished tasks' outcomes with their keys, in completion order.
+    done: Vec<(usize, Id, Result<T, JoinError>)>,
     waker: Option<Waker>,
     /// Bumped by `detach_all` and drop: a task spawned in an earlier epoch is no longer the
     /// set's, and its record must not touch the slot of the same index.
     epoch: u64,
 }
 
+/// One key's slot. Rules: a key is handed out by `spawn` only while its slot is `Empty` (its
+/// last outcome was collected); exactly one of `bind` and `finish` finds it `Empty` and the
+/// other finds what the first one left.
 enum Slot<T> {
-    /// Spawned, `spawn` has not yet stored its id and abort handle.
-    Spawning,
+    /// No task, or a task spawned whose `bind` and `finish` have not run yet.
+    Empty,
     /// Running; the set can abort it.
     Running(AbortHandle),
-    /// Finished before `spawn` stored its handle; `spawn` moves the outcome to `done`.
+    /// Finished before `spawn` stored its handle; `bind` collects the outcome.
     FinishedEarly(Outcome<T>),
 }
 
@@ -85,31 +129,39 @@ impl<T> Outcome<T> {
     }
 }
 
+impl<T> State<T> {
+    fn slot(&mut self, key: usize) -> &mut Slot<T> {
+        if key >= self.slots.len() {
+            self.slots.resize_with(key + 1, || Slot::Empty);
+        }
+        &mut self.slots[key]
+    }
+}
+
 impl<T> Shared<T> {
     /// Records slot `key`'s outcome (rule: the wrapper calls this exactly once, when its task
     /// ends one way or the other).
     fn finish(&self, key: usize, epoch: u64, outcome: Outcome<T>) {
         let (waker, abort) = {
             let mut st = self.state.lock().unwrap();
-            if st.epoch != epoch || key >= st.slots.len() {
+            if st.epoch != epoch {
                 // Detached, or the set is gone: nobody collects the outcome.
                 return;
             }
-            let abort = match st.slots[key].take() {
-                Some(Slot::Running(abort)) => {
+            let slot = st.slot(key);
+            match std::mem::replace(slot, Slot::Empty) {
+                Slot::Running(abort) => {
                     let id = abort.id();
-                    st.done.push_back((id, outcome.into_result(id)));
-                    st.free.push(key);
-                    Some(abort)
+                    st.done.push((key, id, outcome.into_result(id)));
+                    (st.waker.take(), Some(abort))
                 }
-                Some(Slot::Spawning) => {
-                    st.slots[key] = Some(Slot::FinishedEarly(outcome));
-                    None
+                Slot::Empty => {
+                    // `bind` has not run yet: it collects the outcome.
+                    *slot = Slot::FinishedEarly(outcome);
+                    (None, None)
                 }
-                // The set was dropped or detached this task: nobody collects the outcome.
-                None | Some(Slot::FinishedEarly(_)) => None,
-            };
-            (st.waker.take(), abort)
+                Slot::FinishedEarly(_) => unreachable!("a task's record finished twice"),
+            }
         };
         // Outside the lock: dropping the abort handle may free the task's cell.
         drop(abort);
@@ -182,57 +234,76 @@ impl<T> JoinSet<T> {
             shared: Arc::new(Shared {
                 state: Mutex::new(State {
                     slots: Vec::new(),
-                    free: Vec::new(),
-                    done: VecDeque::new(),
-                    len: 0,
+                    done: Vec::new(),
                     waker: None,
                     epoch: 0,
                 }),
             }),
+            ready: Exclusive(VecDeque::new()),
+            free: Vec::new(),
+            next_key: 0,
+            len: 0,
+            epoch: 0,
+            unbound: Vec::new(),
         }
     }
 
     /// Tasks in the set: running, or finished and not yet joined.
     pub fn len(&self) -> usize {
-        self.shared.state.lock().unwrap().len
+        self.len
     }
 
     /// Whether the set holds no task.
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.len == 0
     }
 
-    fn reserve(&self) -> Record<T> {
-        let mut st = self.shared.state.lock().unwrap();
-        let key = match st.free.pop() {
-            Some(k) => {
-                st.slots[k] = Some(Slot::Spawning);
-                k
-            }
-            None => {
-                st.slots.push(Some(Slot::Spawning));
-                st.slots.len() - 1
-            }
-        };
-        st.len += 1;
+    /// Hands out a free key (no lock: keys are the set's own until a task is spawned).
+    fn reserve(&mut self) -> Record<T> {
+        let key = self.free.pop().unwrap_or_else(|| {
+            self.next_key += 1;
+            self.next_key - 1
+        });
+        self.len += 1;
         Record {
             shared: Some(self.shared.clone()),
             key,
-            epoch: st.epoch,
+            epoch: self.epoch,
         }
     }
 
-    /// Stores the spawned task's abort handle in its slot, or its outcome if it already ended.
-    fn bind(&self, key: usize, abort: &AbortHandle) {
-        let mut st = self.shared.state.lock().unwrap();
-        match st.slots[key].take() {
-            Some(Slot::FinishedEarly(outcome)) => {
-                let id = abort.id();
-                st.done.push_back((id, outcome.into_result(id)));
-                st.free.push(key);
+    /// Stores the spawned tasks' abort handles in their slots, or collects the outcomes of
+    /// those that already ended.
+    fn bind_unbound(&mut self) {
+        if self.unbound.is_empty() {
+            return;
+        }
+        let mut early = Vec::new();
+        {
+            let mut st = self.shared.state.lock().unwrap();
+            for (key, abort) in self.unbound.drain(..) {
+                let slot = st.slot(key);
+                match std::mem::replace(slot, Slot::Empty) {
+                    Slot::FinishedEarly(outcome) => early.push((key, abort, outcome)),
+                    Slot::Empty => *slot = Slot::Running(abort),
+                    Slot::Running(_) => unreachable!("a JoinSet key handed out twice"),
+                }
             }
-            Some(Slot::Spawning) => st.slots[key] = Some(Slot::Running(abort.clone())),
-            other => st.slots[key] = other,
+        }
+        // Outside the lock: dropping these abort handles frees the finished tasks' cells.
+        for (key, abort, outcome) in early {
+            let id = abort.id();
+            self.ready
+                .get_mut()
+                .push_back((id, outcome.into_result(id)));
+            self.free.push(key);
+        }
+    }
+
+    fn bind(&mut self, key: usize, abort: &AbortHandle) {
+        self.unbound.push((key, abort.clone()));
+        if self.unbound.len() >= BIND_BATCH {
+            self.bind_unbound();
         }
     }
 
@@ -262,9 +333,8 @@ impl<T> JoinSet<T> {
             fut: future,
             record: Some(record),
         });
-        let abort = join.abort_handle();
         // Detached: the wrapper delivers the outcome, so the cell can go when the task ends.
-        drop(join);
+        let abort = join.into_abort_handle();
         self.bind(key, &abort);
         abort
     }
@@ -288,8 +358,7 @@ impl<T> JoinSet<T> {
             };
             record.complete(outcome);
         });
-        let abort = join.abort_handle();
-        drop(join);
+        let abort = join.into_abort_handle();
         self.bind(key, &abort);
         abort
     }
@@ -311,23 +380,54 @@ impl<T> JoinSet<T> {
         std::future::poll_fn(|cx| self.poll_join_next_with_id(cx)).await
     }
 
+    /// Moves every outcome recorded so far into `ready`, registering `waker` if there is none
+    /// and tasks are still running.
+    fn collect(&mut self, waker: Option<&Waker>) {
+        self.bind_unbound();
+        // Take the whole batch (and its buffer: a set that was not drained for a long time
+        // does not keep a second buffer of its size) and sort it outside the lock.
+        let batch = {
+            let mut st = self.shared.state.lock().unwrap();
+            let batch = std::mem::take(&mut st.done);
+            if let Some(w) = waker {
+                if batch.is_empty() && self.ready.get_mut().is_empty() && self.len > 0 {
+                    match &st.waker {
+                        Some(old) if old.will_wake(w) => {}
+                        _ => st.waker = Some(w.clone()),
+                    }
+                }
+            }
+            batch
+        };
+        let ready = self.ready.get_mut();
+        ready.reserve(batch.len());
+        for (key, id, res) in batch {
+            self.free.push(key);
+            ready.push_back((id, res));
+        }
+    }
+
+    fn pop_ready(&mut self) -> Option<Result<(Id, T), JoinError>> {
+        let (id, res) = self.ready.get_mut().pop_front()?;
+        self.len -= 1;
+        Some(res.map(|v| (id, v)))
+    }
+
     fn poll_join_next_with_id(
         &mut self,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<(Id, T), JoinError>>> {
-        let mut st = self.shared.state.lock().unwrap();
-        if let Some((id, res)) = st.done.pop_front() {
-            st.len -= 1;
-            return Poll::Ready(Some(res.map(|v| (id, v))));
+        if let Some(r) = self.pop_ready() {
+            return Poll::Ready(Some(r));
         }
-        if st.len == 0 {
+        if self.len == 0 {
             return Poll::Ready(None);
         }
-        match &st.waker {
-            Some(w) if w.will_wake(cx.waker()) => {}
-            _ => st.waker = Some(cx.waker().clone()),
+        self.collect(Some(cx.waker()));
+        match self.pop_ready() {
+            Some(r) => Poll::Ready(Some(r)),
+            None => Poll::Pending,
         }
-        Poll::Pending
     }
 
     /// The outcome of a task that already finished, without waiting; `None` if none has.
@@ -337,10 +437,10 @@ impl<T> JoinSet<T> {
 
     /// As [`try_join_next`](Self::try_join_next), with the finished task's id.
     pub fn try_join_next_with_id(&mut self) -> Option<Result<(Id, T), JoinError>> {
-        let mut st = self.shared.state.lock().unwrap();
-        let (id, res) = st.done.pop_front()?;
-        st.len -= 1;
-        Some(res.map(|v| (id, v)))
+        if self.ready.get_mut().is_empty() {
+            self.collect(None);
+        }
+        self.pop_ready()
     }
 
     /// Waits for every task and returns their outputs in completion order.
@@ -368,12 +468,13 @@ impl<T> JoinSet<T> {
     /// Aborts every task in the set; they stay in it (their outcomes, mostly cancellations,
     /// come out of `join_next`).
     pub fn abort_all(&mut self) {
+        self.bind_unbound();
         let handles: Vec<AbortHandle> = {
             let st = self.shared.state.lock().unwrap();
             st.slots
                 .iter()
                 .filter_map(|s| match s {
-                    Some(Slot::Running(a)) => Some(a.clone()),
+                    Slot::Running(a) => Some(a.clone()),
                     _ => None,
                 })
                 .collect()
@@ -385,12 +486,17 @@ impl<T> JoinSet<T> {
 
     /// Removes every task from the set without aborting it: running tasks go on, detached.
     pub fn detach_all(&mut self) {
+        self.unbound.clear();
         let mut st = self.shared.state.lock().unwrap();
         st.slots.clear();
-        st.free.clear();
         st.done.clear();
-        st.len = 0;
         st.epoch += 1;
+        self.epoch = st.epoch;
+        drop(st);
+        self.ready.get_mut().clear();
+        self.free.clear();
+        self.next_key = 0;
+        self.len = 0;
     }
 
     /// Aborts every task and waits until all have ended (each future dropped), discarding
@@ -403,18 +509,18 @@ impl<T> JoinSet<T> {
 
 impl<T> Drop for JoinSet<T> {
     fn drop(&mut self) {
+        self.bind_unbound();
         let handles: Vec<AbortHandle> = {
             let mut st = self.shared.state.lock().unwrap();
             let handles = st
                 .slots
                 .drain(..)
                 .filter_map(|s| match s {
-                    Some(Slot::Running(a)) => Some(a),
+                    Slot::Running(a) => Some(a),
                     _ => None,
                 })
                 .collect();
             st.done.clear();
-            st.len = 0;
             st.epoch += 1;
             handles
         };
@@ -426,6 +532,6 @@ impl<T> Drop for JoinSet<T> {
 
 impl<T> std::fmt::Debug for JoinSet<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("JoinSet").field("len", &self.len()).finish()
+        f.debug_struct("JoinSet").field("len", &self.len).finish()
     }
 }

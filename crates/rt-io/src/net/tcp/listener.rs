@@ -1,13 +1,13 @@
 //! [`TcpListener`].
 
 use std::io;
-use std::net::{SocketAddr, ToSocketAddrs};
+use std::net::SocketAddr;
 use std::os::fd::{AsRawFd, RawFd};
 
 use crate::io::poll_evented::PollEvented;
 use crate::io::Interest;
-use crate::net::addr;
 use crate::net::tcp::TcpStream;
+use crate::net::{addr, ToSocketAddrs};
 
 /// A TCP socket listening for connections.
 #[derive(Debug)]
@@ -19,7 +19,7 @@ impl TcpListener {
     /// Binds to `addr` (the first of its addresses that works), with `SO_REUSEADDR` and a backlog
     /// of 1024.
     pub async fn bind(addr: impl ToSocketAddrs) -> io::Result<TcpListener> {
-        let addrs = addr::resolve(addr)?;
+        let addrs = addr::resolve(addr).await?;
         addr::first_ok(addrs, |a| async move {
             TcpListener::from_mio(mio::net::TcpListener::bind(a)?)
         })

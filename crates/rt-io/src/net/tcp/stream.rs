@@ -1,7 +1,7 @@
 //! [`TcpStream`].
 
 use std::io::{self, Read, Write};
-use std::net::{Shutdown, SocketAddr, ToSocketAddrs};
+use std::net::{Shutdown, SocketAddr};
 use std::os::fd::{AsRawFd, RawFd};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -11,7 +11,7 @@ use rt_core::sync::{Arc, AtomicBool, Ordering::Relaxed};
 use crate::io::poll_evented::PollEvented;
 use crate::io::{Interest, Ready};
 use crate::net::tcp::split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
-use crate::net::{addr, raw_socket};
+use crate::net::{addr, raw_socket, ToSocketAddrs};
 
 /// A TCP connection.
 ///
@@ -34,7 +34,7 @@ pub struct TcpStream {
 impl TcpStream {
     /// Connects to `addr`, trying each of its addresses in turn.
     pub async fn connect(addr: impl ToSocketAddrs) -> io::Result<TcpStream> {
-        let addrs = addr::resolve(addr)?;
+        let addrs = addr::resolve(addr).await?;
         addr::first_ok(addrs, |a| async move {
             TcpStream::connected(mio::net::TcpStream::connect(a)?).await
         })

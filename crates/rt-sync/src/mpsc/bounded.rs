@@ -1,0 +1,409 @@
+//! The bounded channel's handles: [`Sender`], [`Receiver`], [`Permit`], [`OwnedPermit`],
+//! [`WeakSender`].
+
+use std::fmt;
+use std::task::{Context, Poll};
+
+use rt_core::sync::{Arc, Ordering};
+
+use super::error::{SendError, TryRecvError, TrySendError};
+use super::{Rx, Shared};
+use crate::semaphore::TryAcquireError;
+
+/// Sends values into a bounded channel; cloning adds a sender. The channel's receiver sees
+/// `None` once every `Sender` is gone and the queue is drained.
+pub struct Sender<T> {
+    shared: Arc<Shared<T>>,
+}
+
+/// Receives values from a bounded channel.
+pub struct Receiver<T> {
+    rx: Rx<T>,
+}
+
+/// A slot reserved by [`Sender::reserve`]: [`send`](Permit::send) cannot fail or wait.
+/// Dropping it unused gives the slot back.
+pub struct Permit<'a, T> {
+    sender: &'a Sender<T>,
+}
+
+/// A slot reserved by [`Sender::reserve_owned`]; holds the sender it came from.
+pub struct OwnedPermit<T> {
+    sender: Option<Sender<T>>,
+}
+
+/// A sender that does not keep the channel open; [`upgrade`](WeakSender::upgrade) it to send.
+pub struct WeakSender<T> {
+    shared: Arc<Shared<T>>,
+}
+
+impl<T> Sender<T> {
+    pub(super) fn new(shared: Arc<Shared<T>>) -> Sender<T> {
+        Sender { shared }
+    }
+
+    fn slots(&self) -> &crate::semaphore::Semaphore {
+        self.shared
+            .slots
+            .as_ref()
+            .expect("a bounded channel has slots")
+    }
+
+    /// Waits for a slot and sends `value`; fails, giving it back, once the receiver is closed
+    /// or gone.
+    ///
+    /// # Cancel safety
+    /// If the future is dropped before it completes, `value` was not sent (and is dropped); the
+    /// place in the queue of waiting senders is lost. Use [`reserve`](Sender::reserve) to keep
+    /// the value.
+    pub async fn send(&self, value: T) -> Result<(), SendError<T>> {
+        match self.reserve().await {
+            Ok(permit) => {
+                permit.send(value);
+                Ok(())
+            }
+            Err(_) => Err(SendError(value)),
+        }
+    }
+
+    /// Sends `value` if a slot is free now.
+    pub fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
+        match self.try_reserve() {
+            Ok(permit) => {
+                permit.send(value);
+                Ok(())
+            }
+            Err(TrySendError::Full(())) => Err(TrySendError::Full(value)),
+            Err(TrySendError::Closed(())) => Err(TrySendError::Closed(value)),
+        }
+    }
+
+    /// Like [`send`](Sender::send), giving up after `timeout`. Needs rt-io's timer (feature
+    /// `time`, on in the `rt` facade).
+    ///
+    /// # Panics
+    /// Outside an rt runtime (the timer needs one).
+    #[cfg(feature = "time")]
+    pub async fn send_timeout(
+        &self,
+        value: T,
+        timeout: std::time::Duration,
+    ) -> Result<(), super::error::SendTimeoutError<T>> {
+        use super::error::SendTimeoutError;
+        match rt_io::time::timeout(timeout, self.reserve()).await {
+            Ok(Ok(permit)) => {
+                permit.send(value);
+                Ok(())
+            }
+            Ok(Err(_)) => Err(SendTimeoutError::Closed(value)),
+            Err(_) => Err(SendTimeoutError::Timeout(value)),
+        }
+    }
+
+    /// Sends from a thread that is not driving tasks (a plain thread, a `spawn_blocking`
+    /// closure), parking it while the channel is full.
+    ///
+    /// # Panics
+    /// On a runtime worker thread or inside `block_on`: it would block the thread that drives
+    /// tasks. Use `send(..).await` there.
+    #[track_caller]
+    pub fn blocking_send(&self, value: T) -> Result<(), SendError<T>> {
+        super::block_on("Sender::blocking_send", self.send(value))
+    }
+
+    /// Waits for a slot and reserves it.
+    ///
+    /// # Cancel safety
+    /// Cancel safe in that no slot is lost, but the place in the queue of waiting senders is.
+    pub async fn reserve(&self) -> Result<Permit<'_, T>, SendError<()>> {
+        match self.slots().acquire().await {
+            Ok(p) => p.forget(),
+            Err(_) => return Err(SendError(())),
+        }
+        self.permit_for_slot().ok_or(SendError(()))
+    }
+
+    /// Reserves a slot if one is free now.
+    pub fn try_reserve(&self) -> Result<Permit<'_, T>, TrySendError<()>> {
+        match self.slots().try_acquire() {
+            Ok(p) => p.forget(),
+            Err(TryAcquireError::NoPermits) => return Err(TrySendError::Full(())),
+            Err(TryAcquireError::Closed) => return Err(TrySendError::Closed(())),
+        }
+        self.permit_for_slot().ok_or(TrySendError::Closed(()))
+    }
+
+    /// With a slot taken: counts the send in flight (rule 1) or gives the slot back.
+    fn permit_for_slot(&self) -> Option<Permit<'_, T>> {
+        if self.shared.begin_send() {
+            Some(Permit { sender: self })
+        } else {
+            self.shared.release_slots(1);
+            None
+        }
+    }
+
+    /// [`reserve`](Sender::reserve) for a permit that owns this sender (to move it elsewhere).
+    pub async fn reserve_owned(self) -> Result<OwnedPermit<T>, SendError<()>> {
+        self.reserve().await?.forget_into_flight();
+        Ok(OwnedPermit { sender: Some(self) })
+    }
+
+    /// [`try_reserve`](Sender::try_reserve) for a permit that owns this sender.
+    pub fn try_reserve_owned(self) -> Result<OwnedPermit<T>, TrySendError<Self>> {
+        let reserved = self.try_reserve().map(Permit::forget_into_flight);
+        match reserved {
+            Ok(()) => Ok(OwnedPermit { sender: Some(self) }),
+            Err(TrySendError::Full(())) => Err(TrySendError::Full(self)),
+            Err(TrySendError::Closed(())) => Err(TrySendError::Closed(self)),
+        }
+    }
+
+    /// Completes when the receiver is closed or dropped.
+    pub async fn closed(&self) {
+        self.shared.closed().await;
+    }
+
+    /// Whether the receiver is closed or dropped.
+    pub fn is_closed(&self) -> bool {
+        self.shared.is_closed()
+    }
+
+    /// Free slots now.
+    pub fn capacity(&self) -> usize {
+        self.slots().available_permits()
+    }
+
+    /// The bound given to [`channel`](super::channel()).
+    pub fn max_capacity(&self) -> usize {
+        self.shared.bound
+    }
+
+    /// A sender that does not keep the channel open.
+    pub fn downgrade(&self) -> WeakSender<T> {
+        self.shared.weak.fetch_add(1, Ordering::Relaxed);
+        WeakSender {
+            shared: self.shared.clone(),
+        }
+    }
+
+    /// Whether both senders belong to one channel.
+    pub fn same_channel(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+
+    /// Number of `Sender`s (and owned permits) of this channel.
+    pub fn strong_count(&self) -> usize {
+        self.shared.senders.load(Ordering::Acquire)
+    }
+
+    /// Number of `WeakSender`s of this channel.
+    pub fn weak_count(&self) -> usize {
+        self.shared.weak.load(Ordering::Acquire)
+    }
+}
+
+impl<T> Clone for Sender<T> {
+    fn clone(&self) -> Self {
+        self.shared.add_sender();
+        Sender {
+            shared: self.shared.clone(),
+        }
+    }
+}
+
+impl<T> Drop for Sender<T> {
+    fn drop(&mut self) {
+        self.shared.drop_sender();
+    }
+}
+
+impl<T> Permit<'_, T> {
+    /// Sends `value` into the reserved slot. If the receiver is gone the value is dropped.
+    pub fn send(self, value: T) {
+        let shared = &self.sender.shared;
+        std::mem::forget(self);
+        // Fails only when the receiver is gone: the value drops with the error, as in tokio.
+        let _ = shared.push(value);
+    }
+
+    /// Hands the slot and the in-flight count to an `OwnedPermit` (no drop).
+    fn forget_into_flight(self) {
+        std::mem::forget(self);
+    }
+}
+
+impl<T> Drop for Permit<'_, T> {
+    fn drop(&mut self) {
+        self.sender.shared.end_send();
+        self.sender.shared.release_slots(1);
+    }
+}
+
+impl<T> OwnedPermit<T> {
+    /// Sends `value` into the reserved slot and returns the sender.
+    pub fn send(mut self, value: T) -> Sender<T> {
+        let sender = self
+            .sender
+            .take()
+            .expect("an unused permit holds its sender");
+        let _ = sender.shared.push(value);
+        sender
+    }
+
+    /// Gives the slot back unused and returns the sender.
+    pub fn release(mut self) -> Sender<T> {
+        let sender = self
+            .sender
+            .take()
+            .expect("an unused permit holds its sender");
+        sender.shared.end_send();
+        sender.shared.release_slots(1);
+        sender
+    }
+}
+
+impl<T> Drop for OwnedPermit<T> {
+    fn drop(&mut self) {
+        if let Some(sender) = self.sender.take() {
+            sender.shared.end_send();
+            sender.shared.release_slots(1);
+        }
+    }
+}
+
+impl<T> WeakSender<T> {
+    /// A `Sender` again, unless every `Sender` is gone.
+    pub fn upgrade(&self) -> Option<Sender<T>> {
+        self.shared.upgrade().then(|| Sender {
+            shared: self.shared.clone(),
+        })
+    }
+}
+
+impl<T> Clone for WeakSender<T> {
+    fn clone(&self) -> Self {
+        self.shared.weak.fetch_add(1, Ordering::Relaxed);
+        WeakSender {
+            shared: self.shared.clone(),
+        }
+    }
+}
+
+impl<T> Drop for WeakSender<T> {
+    fn drop(&mut self) {
+        self.shared.weak.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+impl<T> Receiver<T> {
+    pub(super) fn new(rx: Rx<T>) -> Receiver<T> {
+        Receiver { rx }
+    }
+
+    /// The next value; `None` once every sender is gone (or the channel is closed) and the
+    /// queue is drained.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: a dropped `recv` future took nothing.
+    pub async fn recv(&mut self) -> Option<T> {
+        self.rx.recv().await
+    }
+
+    /// Waits for at least one value, then moves up to `limit` queued values into `buffer`.
+    /// Returns how many it moved: 0 only when `limit` is 0 or the channel is done.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: a dropped future took nothing.
+    pub async fn recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
+        self.rx.recv_many(buffer, limit).await
+    }
+
+    /// A value if one is queued now.
+    pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
+        self.rx.try_recv()
+    }
+
+    /// Receives from a thread that is not driving tasks, parking it while the queue is empty.
+    ///
+    /// # Panics
+    /// On a runtime worker thread or inside `block_on`. Use `recv().await` there.
+    #[track_caller]
+    pub fn blocking_recv(&mut self) -> Option<T> {
+        super::block_on("Receiver::blocking_recv", self.rx.recv())
+    }
+
+    /// Polls for the next value (for hand-written futures and streams).
+    pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+        self.rx.poll_recv(cx)
+    }
+
+    /// Closes the channel to new sends and permits; permits already held still send, and what
+    /// is queued can still be received.
+    pub fn close(&mut self) {
+        self.rx.close();
+    }
+
+    /// Whether the channel is closed (by [`close`](Receiver::close), or every sender is gone).
+    pub fn is_closed(&self) -> bool {
+        self.rx.is_closed()
+    }
+
+    /// Number of queued values.
+    pub fn len(&self) -> usize {
+        self.rx.len()
+    }
+
+    /// Whether nothing is queued.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Free slots now.
+    pub fn capacity(&self) -> usize {
+        self.rx
+            .shared
+            .slots
+            .as_ref()
+            .map_or(0, |s| s.available_permits())
+    }
+
+    /// The bound given to [`channel`](super::channel()).
+    pub fn max_capacity(&self) -> usize {
+        self.rx.shared.bound
+    }
+}
+
+impl<T> fmt::Debug for Sender<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sender")
+            .field("max_capacity", &self.shared.bound)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> fmt::Debug for Receiver<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Receiver")
+            .field("max_capacity", &self.rx.shared.bound)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> fmt::Debug for Permit<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Permit").finish_non_exhaustive()
+    }
+}
+
+impl<T> fmt::Debug for OwnedPermit<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OwnedPermit").finish_non_exhaustive()
+    }
+}
+
+impl<T> fmt::Debug for WeakSender<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WeakSender").finish_non_exhaustive()
+    }
+}

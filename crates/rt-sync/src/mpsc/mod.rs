@@ -1,0 +1,337 @@
+//! tokio's `mpsc` shapes over rt's [`channel`](mod@crate::channel): [`channel()`] (bounded),
+//! [`unbounded_channel`] with a synchronous [`UnboundedSender::send`], permits
+//! ([`Sender::reserve`], [`Permit::send`]), [`Sender::closed`], blocking calls for threads
+//! outside the runtime, [`Receiver::recv_many`], weak senders, and the errors at
+//! `mpsc::error::…`. Users port by renaming `tokio::sync::mpsc` to `rt::sync::mpsc`.
+//!
+//! ```
+//! # use rt_core::test_support::block_on;
+//! use rt_sync::mpsc;
+//!
+//! let (tx, mut rx) = mpsc::channel(2);
+//! block_on(async {
+//!     let permit = tx.reserve().await.unwrap(); // a slot is ours: sending cannot fail now
+//!     permit.send(1);
+//!     tx.send(2).await.unwrap();
+//!     assert!(tx.try_send(3).is_err()); // full
+//!     drop(tx);
+//!     let mut got = Vec::new();
+//!     assert_eq!(rx.recv_many(&mut got, 10).await, 2);
+//!     assert_eq!(got, [1, 2]);
+//!     assert_eq!(rx.recv().await, None);
+//! });
+//! ```
+//!
+//! # How it is built
+//!
+//! The queue is an unbounded [`channel`](mod@crate::channel) (its lock-based hand-off, FIFO order
+//! and cancel-safe `recv`); a bounded channel adds a [`Semaphore`] of `n` slots in front of it,
+//! as tokio does: a send (or [`Permit`]) takes a slot, the receiver gives it back when it takes
+//! the value. The MPMC channel closes when its last sender goes; here the mpsc senders are
+//! counted in `Shared::senders` and the queue's one sender closes it when the last mpsc
+//! sender goes, so weak senders do not keep it open.
+//!
+//! # The send word (this file owns its layout)
+//!
+//! ```text
+//!  bit  usize::BITS-1                           1   0
+//!      +---------------------------------------+-----------+
+//!      |  sends in flight (permits held, plus  | RX_CLOSED |
+//!      |  unbounded sends between their steps) |           |
+//!      +---------------------------------------+-----------+
+//! ```
+//!
+//! tokio's rule for [`Receiver::close`]: no new send or permit succeeds, but permits already
+//! held still send, and the receiver drains everything before it sees `None`. So the queue may
+//! close only once `RX_CLOSED` is set *and* no send is in flight. The rules:
+//!
+//! 1. A send or permit first adds one in-flight unit (`begin_send`); if the word it replaced had
+//!    `RX_CLOSED`, it takes the unit back (rule 2) and fails.
+//! 2. A send ends (`end_send`: the permit sent or was dropped) by taking its unit back; the one
+//!    that takes the last unit while `RX_CLOSED` is set closes the queue.
+//! 3. `Receiver::close` (and dropping the receiver) sets `RX_CLOSED`; if no send was in flight
+//!    it closes the queue itself. It also closes the semaphore (waiting `reserve`s fail) and
+//!    wakes `Sender::closed`.
+//!
+//! All three are one read-modify-write on the word, so exactly one party sees "closed and none
+//! in flight" and closes the queue; a `begin_send` that raced with `close` either counted
+//! before it (and its `end_send` closes the queue) or saw `RX_CLOSED`. Closing twice is
+//! harmless. Modelled in `loom-tests/tests/mpsc_close.rs`.
+
+mod bounded;
+pub mod error;
+mod unbounded;
+
+use std::future::Future;
+use std::pin::{pin, Pin};
+use std::task::{Context, Poll, Wake, Waker};
+
+use futures_core::Stream;
+use rt_core::sync::{AtomicUsize, Ordering};
+
+use crate::channel;
+use crate::notify::Notify;
+use crate::semaphore::Semaphore;
+
+pub use self::bounded::{OwnedPermit, Permit, Receiver, Sender, WeakSender};
+pub use self::unbounded::{UnboundedReceiver, UnboundedSender, WeakUnboundedSender};
+
+/// A bounded channel with room for `buffer` values: `send` waits while it is full.
+///
+/// # Panics
+/// When `buffer` is 0 (tokio's rule; for a rendezvous use `rt::sync::channel::bounded(0)`).
+#[track_caller]
+pub fn channel<T>(buffer: usize) -> (Sender<T>, Receiver<T>) {
+    assert!(buffer > 0, "mpsc bounded channel requires buffer > 0");
+    let (shared, rx) = Shared::new(Some(buffer));
+    (
+        Sender::new(shared.clone()),
+        Receiver::new(Rx::new(shared, rx)),
+    )
+}
+
+/// A channel without a bound: [`UnboundedSender::send`] never waits (it is not `async`).
+pub fn unbounded_channel<T>() -> (UnboundedSender<T>, UnboundedReceiver<T>) {
+    let (shared, rx) = Shared::new(None);
+    (
+        UnboundedSender::new(shared.clone()),
+        UnboundedReceiver::new(Rx::new(shared, rx)),
+    )
+}
+
+const RX_CLOSED: usize = 1;
+const IN_FLIGHT: usize = 2;
+
+/// What the senders and the receiver of one channel share.
+pub(crate) struct Shared<T> {
+    /// The queue's one sender (module docs).
+    queue: channel::Sender<T>,
+    /// Free slots of a bounded channel; `None` when unbounded.
+    slots: Option<Semaphore>,
+    bound: usize,
+    /// Strong senders (a `Sender`/`UnboundedSender`, or an `OwnedPermit` holding one).
+    senders: AtomicUsize,
+    /// Weak senders.
+    weak: AtomicUsize,
+    /// The send word (module docs).
+    word: AtomicUsize,
+    /// Woken by rule 3, for `Sender::closed`.
+    rx_closed: Notify,
+}
+
+impl<T> Shared<T> {
+    fn new(bound: Option<usize>) -> (rt_core::sync::Arc<Shared<T>>, channel::Receiver<T>) {
+        let (queue, rx) = channel::unbounded();
+        let shared = rt_core::sync::Arc::new(Shared {
+            queue,
+            slots: bound.map(Semaphore::new),
+            bound: bound.unwrap_or(usize::MAX),
+            senders: AtomicUsize::new(1),
+            weak: AtomicUsize::new(0),
+            word: AtomicUsize::new(0),
+            rx_closed: Notify::new(),
+        });
+        (shared, rx)
+    }
+
+    /// Rule 1. Returns whether the send may go ahead.
+    fn begin_send(&self) -> bool {
+        let prev = self.word.fetch_add(IN_FLIGHT, Ordering::AcqRel);
+        if prev & RX_CLOSED != 0 {
+            self.end_send();
+            return false;
+        }
+        true
+    }
+
+    /// Rule 2.
+    fn end_send(&self) {
+        let prev = self.word.fetch_sub(IN_FLIGHT, Ordering::AcqRel);
+        if prev == RX_CLOSED | IN_FLIGHT {
+            self.queue.close();
+        }
+    }
+
+    /// Rule 3.
+    fn close_rx(&self) {
+        let prev = self.word.fetch_or(RX_CLOSED, Ordering::AcqRel);
+        if prev & RX_CLOSED != 0 {
+            return;
+        }
+        if prev == 0 {
+            self.queue.close();
+        }
+        if let Some(slots) = &self.slots {
+            slots.close();
+        }
+        self.rx_closed.notify_waiters();
+    }
+
+    /// Whether the receiver is closed or gone.
+    fn is_closed(&self) -> bool {
+        self.word.load(Ordering::Acquire) & RX_CLOSED != 0
+    }
+
+    /// Pushes `value` for a send that went through `begin_send`, then ends it.
+    fn push(&self, value: T) -> Result<(), T> {
+        let out = self.queue.try_send(value).map_err(|e| e.into_inner());
+        self.end_send();
+        out
+    }
+
+    /// Returns one slot (a permit dropped unused, or a value taken by the receiver).
+    fn release_slots(&self, n: usize) {
+        if let (Some(slots), true) = (&self.slots, n > 0) {
+            slots.add_permits(n);
+        }
+    }
+
+    /// A new strong sender (`Clone`).
+    fn add_sender(&self) {
+        self.senders.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A strong sender from a weak one, unless every strong sender is gone.
+    fn upgrade(&self) -> bool {
+        let mut n = self.senders.load(Ordering::Relaxed);
+        loop {
+            if n == 0 {
+                return false;
+            }
+            match self
+                .senders
+                .compare_exchange_weak(n, n + 1, Ordering::AcqRel, Ordering::Relaxed)
+            {
+                Ok(_) => return true,
+                Err(actual) => n = actual,
+            }
+        }
+    }
+
+    /// A strong sender went; the last one closes the queue (the receiver drains, then `None`).
+    fn drop_sender(&self) {
+        if self.senders.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.queue.close();
+        }
+    }
+
+    /// Waits until the receiver is closed or gone.
+    async fn closed(&self) {
+        loop {
+            // Created before the check: a `notify_waiters` after it is not missed.
+            let notified = self.rx_closed.notified();
+            if self.is_closed() {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+/// The receiving half both receivers share.
+pub(crate) struct Rx<T> {
+    shared: rt_core::sync::Arc<Shared<T>>,
+    queue: channel::Receiver<T>,
+}
+
+impl<T> Rx<T> {
+    fn new(shared: rt_core::sync::Arc<Shared<T>>, queue: channel::Receiver<T>) -> Rx<T> {
+        Rx { shared, queue }
+    }
+
+    fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+        let out = Pin::new(&mut self.queue).poll_next(cx);
+        if let Poll::Ready(Some(_)) = out {
+            self.shared.release_slots(1);
+        }
+        out
+    }
+
+    async fn recv(&mut self) -> Option<T> {
+        std::future::poll_fn(|cx| self.poll_recv(cx)).await
+    }
+
+    fn try_recv(&mut self) -> Result<T, error::TryRecvError> {
+        match self.queue.try_recv() {
+            Ok(v) => {
+                self.shared.release_slots(1);
+                Ok(v)
+            }
+            Err(channel::TryRecvError::Empty) => Err(error::TryRecvError::Empty),
+            Err(channel::TryRecvError::Closed) => Err(error::TryRecvError::Disconnected),
+        }
+    }
+
+    async fn recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
+        if limit == 0 {
+            return 0;
+        }
+        let Some(first) = self.recv().await else {
+            return 0;
+        };
+        buffer.push(first);
+        let mut taken = 0;
+        while taken + 1 < limit {
+            match self.queue.try_recv() {
+                Ok(v) => {
+                    buffer.push(v);
+                    taken += 1;
+                }
+                Err(_) => break,
+            }
+        }
+        self.shared.release_slots(taken);
+        taken + 1
+    }
+
+    fn close(&mut self) {
+        self.shared.close_rx();
+    }
+
+    fn is_closed(&self) -> bool {
+        self.shared.is_closed() || self.queue.is_closed()
+    }
+
+    fn len(&self) -> usize {
+        self.queue.len()
+    }
+}
+
+impl<T> Drop for Rx<T> {
+    fn drop(&mut self) {
+        // Rule 3; then the queue's receiver drops, which closes it and drops what is queued.
+        self.shared.close_rx();
+    }
+}
+
+/// Runs `fut` to completion on this thread, parking it between polls (`blocking_send`,
+/// `blocking_recv`).
+///
+/// # Panics
+/// On a thread that drives tasks, naming `what`.
+#[track_caller]
+fn block_on<F: Future>(what: &str, fut: F) -> F::Output {
+    rt_core::driving::assert_may_block(what);
+
+    struct Unparker(rt_core::sync::thread::Thread);
+    impl Wake for Unparker {
+        fn wake(self: rt_core::sync::StdArc<Self>) {
+            self.0.unpark();
+        }
+        fn wake_by_ref(self: &rt_core::sync::StdArc<Self>) {
+            self.0.unpark();
+        }
+    }
+
+    let waker = Waker::from(rt_core::sync::StdArc::new(Unparker(
+        rt_core::sync::thread::current(),
+    )));
+    let mut cx = Context::from_waker(&waker);
+    let mut fut = pin!(fut);
+    loop {
+        if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
+            return v;
+        }
+        rt_core::sync::thread::park();
+    }
+}
