@@ -11,33 +11,10 @@
 //! The queue itself (rt-sync's channel, two mutexes) and the slot semaphore are run as they
 //! ship, not modelled separately here.
 
-use std::future::Future;
-use std::pin::pin;
-use std::sync::Arc as StdArc;
-use std::task::{Context, Poll, Wake, Waker};
-
 use loom::thread;
+
+use loom_tests::block_on;
 use rt_sync::mpsc;
-
-struct Unpark(thread::Thread);
-
-impl Wake for Unpark {
-    fn wake(self: StdArc<Self>) {
-        self.0.unpark();
-    }
-}
-
-fn block_on<F: Future>(fut: F) -> F::Output {
-    let mut fut = pin!(fut);
-    let waker = Waker::from(StdArc::new(Unpark(thread::current())));
-    let mut cx = Context::from_waker(&waker);
-    loop {
-        if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
-            return v;
-        }
-        thread::park();
-    }
-}
 
 #[test]
 fn close_races_a_permit() {

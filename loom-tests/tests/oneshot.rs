@@ -16,55 +16,19 @@
 //!
 //! loom's `UnsafeCell` checks that the two sides never touch a waker or the value at once.
 
-use std::future::Future;
 use std::pin::{pin, Pin};
-use std::sync::atomic::{AtomicBool as SeenFlag, Ordering::Relaxed as SeenOrder};
-use std::sync::Arc as StdArc;
-use std::task::{Context, Poll, Wake, Waker};
+use std::sync::atomic::Ordering::Relaxed as SeenOrder;
+
+use std::task::Poll;
 
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
+
 use loom::thread;
+
 use rt_sync::oneshot;
 
-/// Wakes a loom thread parked in [`block_on`].
-struct Unpark(thread::Thread);
-
-impl Wake for Unpark {
-    fn wake(self: StdArc<Self>) {
-        self.0.unpark();
-    }
-}
-
-/// Runs `fut` on this loom thread, parking (a loom-visible wait) between polls.
-fn block_on<F: Future>(fut: F) -> F::Output {
-    let mut fut = pin!(fut);
-    let waker = Waker::from(StdArc::new(Unpark(thread::current())));
-    let mut cx = Context::from_waker(&waker);
-    loop {
-        if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
-            return v;
-        }
-        thread::park();
-    }
-}
-
-/// A waker for a single poll whose wake-up nobody waits for.
-struct Noop;
-
-impl Wake for Noop {
-    fn wake(self: StdArc<Self>) {}
-}
-
-fn poll_once<F: Future + ?Sized>(fut: Pin<&mut F>) -> Poll<F::Output> {
-    let waker = Waker::from(StdArc::new(Noop));
-    fut.poll(&mut Context::from_waker(&waker))
-}
-
-/// Outcome flags that survive across executions (std atomics, invisible to loom).
-fn seen<const N: usize>() -> &'static [SeenFlag; N] {
-    Box::leak(Box::new(std::array::from_fn(|_| SeenFlag::new(false))))
-}
+use loom_tests::{block_on, poll_once, seen};
 
 /// Counts its drops in a loom-visible counter.
 struct Counted(Arc<AtomicUsize>);

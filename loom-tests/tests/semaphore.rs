@@ -13,58 +13,18 @@
 
 use std::future::Future;
 use std::pin::pin;
-use std::sync::atomic::{AtomicBool as SeenFlag, Ordering::Relaxed as SeenOrder};
-use std::sync::Arc as StdArc;
-use std::task::{Context, Poll, Wake, Waker};
 
-use loom::sync::{Condvar, Mutex};
+use std::sync::atomic::Ordering::Relaxed as SeenOrder;
+
+use std::sync::Arc as StdArc;
+
+use std::task::{Context, Poll, Waker};
+
 use loom::thread;
+
 use rt_sync::semaphore::Semaphore;
 
-/// A waker over loom-visible state: a wake sets a flag under a loom mutex and signals a condvar.
-struct Signal {
-    woken: Mutex<bool>,
-    cv: Condvar,
-}
-
-impl Wake for Signal {
-    fn wake(self: StdArc<Self>) {
-        self.wake_by_ref();
-    }
-    fn wake_by_ref(self: &StdArc<Self>) {
-        *self.woken.lock().unwrap() = true;
-        self.cv.notify_one();
-    }
-}
-
-fn signal() -> (StdArc<Signal>, Waker) {
-    let s = StdArc::new(Signal {
-        woken: Mutex::new(false),
-        cv: Condvar::new(),
-    });
-    (s.clone(), Waker::from(s))
-}
-
-/// Drives `f` to completion on this loom thread, blocking until woken (a lost wake-up deadlocks).
-fn block_on<F: Future>(f: F) -> F::Output {
-    let (signal, waker) = signal();
-    let mut cx = Context::from_waker(&waker);
-    let mut f = pin!(f);
-    loop {
-        if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
-            return v;
-        }
-        let mut woken = signal.woken.lock().unwrap();
-        while !*woken {
-            woken = signal.cv.wait(woken).unwrap();
-        }
-        *woken = false;
-    }
-}
-
-fn seen<const N: usize>() -> &'static [SeenFlag; N] {
-    Box::leak(Box::new(std::array::from_fn(|_| SeenFlag::new(false))))
-}
+use loom_tests::{block_on, seen, signal};
 
 #[test]
 fn release_vs_acquire_vs_cancel() {
@@ -83,7 +43,7 @@ fn release_vs_acquire_vs_cancel() {
                     0
                 }
                 // Woken: the permit was handed to us; dropping the future must pass it on.
-                Poll::Pending if *signal.woken.lock().unwrap() => 1,
+                Poll::Pending if signal.was_woken() => 1,
                 Poll::Pending => 2,
             }
         });

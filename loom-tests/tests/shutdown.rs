@@ -22,7 +22,7 @@ use std::task::{Poll, Waker};
 use loom::thread;
 use rt_core::task::{next_id, JoinError};
 use rt_sched::current_thread::park_block_on;
-use rt_sched::multi_thread::{Config, MultiThread};
+use rt_sched::multi_thread::MultiThread;
 use task_support::{model, poll_once, probed, Dropped, Output, Probe, Seen, TestSched};
 
 /// The output, or "cancelled"; checks the output's drop count either way.
@@ -173,14 +173,7 @@ fn slot_reuse_races_close_and_shutdown_all() {
 fn spawn_races_multi_thread_shutdown() {
     static SEEN: Seen = Seen::new();
     model(|| {
-        let mut rt = MultiThread::new(Config {
-            workers: 1,
-            thread_name: "rt-worker".into(),
-            thread_stack_size: None,
-            frame_pool: false,
-            on_thread: rt_sched::no_hook(),
-            io_driver: None,
-        });
+        let mut rt = MultiThread::new(task_support::mt_config(1, None));
         rt.start().unwrap();
         let (probe, out) = (Probe::new(), Dropped::new());
         let fut = {

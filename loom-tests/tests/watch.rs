@@ -19,13 +19,11 @@
 //! than one writer at a time (writers are serialised by an ordinary lock) and the waiter list
 //! of `changed` (a mutex).
 
-use std::future::Future;
-use std::pin::pin;
-use std::sync::Arc as StdArc;
-use std::task::{Context, Poll, Wake, Waker};
-
 use loom::cell::UnsafeCell;
+
 use loom::thread;
+
+use loom_tests::block_on;
 use rt_sync::watch;
 
 /// A value whose reads and writes (its drop too) loom checks.
@@ -59,26 +57,6 @@ impl Val {
 impl Drop for Val {
     fn drop(&mut self) {
         self.write(usize::MAX);
-    }
-}
-
-struct Unpark(thread::Thread);
-
-impl Wake for Unpark {
-    fn wake(self: StdArc<Self>) {
-        self.0.unpark();
-    }
-}
-
-fn block_on<F: Future>(fut: F) -> F::Output {
-    let mut fut = pin!(fut);
-    let waker = Waker::from(StdArc::new(Unpark(thread::current())));
-    let mut cx = Context::from_waker(&waker);
-    loop {
-        if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
-            return v;
-        }
-        thread::park();
     }
 }
 

@@ -29,7 +29,7 @@ pub const BUDGET: u8 = 128;
 
 crate::sync::thread_local! {
     /// `None`: unconstrained. `Some(n)`: `n` units left in the current poll.
-    static CURRENT: Cell<Option<u8>> = const { Cell::new(None) };
+    static CURRENT_BUDGET: Cell<Option<u8>> = const { Cell::new(None) };
 }
 
 /// Runs `f` (one task poll) with a fresh budget, restoring the previous budget afterwards.
@@ -48,10 +48,10 @@ fn with_budget<R>(b: Option<u8>, f: impl FnOnce() -> R) -> R {
     struct Reset(Option<u8>);
     impl Drop for Reset {
         fn drop(&mut self) {
-            let _ = CURRENT.try_with(|c| c.set(self.0));
+            let _ = CURRENT_BUDGET.try_with(|c| c.set(self.0));
         }
     }
-    let prev = CURRENT.with(|c| c.replace(b));
+    let prev = CURRENT_BUDGET.with(|c| c.replace(b));
     let _reset = Reset(prev);
     f()
 }
@@ -59,7 +59,7 @@ fn with_budget<R>(b: Option<u8>, f: impl FnOnce() -> R) -> R {
 /// Whether the current poll still has budget left (always true when unconstrained).
 #[inline]
 pub fn has_budget_remaining() -> bool {
-    CURRENT
+    CURRENT_BUDGET
         .try_with(|c| c.get().is_none_or(|n| n > 0))
         .unwrap_or(true)
 }
@@ -70,7 +70,7 @@ pub fn has_budget_remaining() -> bool {
 /// called: an operation that ends up waiting anyway should not be charged.
 #[inline]
 pub fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
-    let r = CURRENT.try_with(|c| match c.get() {
+    let r = CURRENT_BUDGET.try_with(|c| match c.get() {
         None => Poll::Ready(RestoreOnPending(None)),
         Some(0) => Poll::Pending,
         Some(n) => {
@@ -104,7 +104,7 @@ impl RestoreOnPending {
 impl Drop for RestoreOnPending {
     fn drop(&mut self) {
         if let Some(n) = self.0 {
-            let _ = CURRENT.try_with(|c| {
+            let _ = CURRENT_BUDGET.try_with(|c| {
                 if c.get().is_some() {
                     c.set(Some(n));
                 }

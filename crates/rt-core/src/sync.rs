@@ -5,12 +5,16 @@
 //! Architecture invariant: no crate of the workspace imports `std::sync::atomic`, `std::cell::UnsafeCell`
 //! or `std::sync::Arc` for shared state directly; they import them from here.
 //!
-//! # What may differ under `cfg(loom)` in rt-core and rt-io
+//! # What may differ under `cfg(loom)`
 //!
 //! A model proves something only about the code that ships, so under `cfg(loom)` only **sizes**
 //! may change (the frame pool's geometry in `pool/class.rs`, `OwnedTasks`' chunk and batch sizes
-//! in `task/list.rs`: fewer states, the same code), plus this short list of exceptions, each
-//! cited again at its site:
+//! in `task/list.rs`, the steal rounds and spins before a worker parks, `SPIN_ROUNDS` and
+//! `SPINS` in rt-sched's `multi_thread/worker.rs`: fewer states, the same code; and the worker's
+//! timeouts there, `TRIM_AFTER` and `WATCH_INTERVAL`, which are `Duration::MAX` under loom
+//! because loom has no clock and a branch on elapsed wall-clock time would make replays of one
+//! execution differ), plus this short
+//! list of exceptions, each cited again at its site:
 //!
 //! 1. **The fence after `OwnedTasks::bind`'s slot swap** (`task/list.rs`). loom models a `SeqCst`
 //!    read-modify-write as `AcqRel` only (tokio-rs/loom#180), so the swap-then-load against
@@ -22,7 +26,8 @@
 //!    protocol (all `Relaxed`, nothing waits on them) stay std's under loom, because loom's atomics
 //!    cannot live in a `static` (and a `loom::lazy_static!` is dropped before the other threads'
 //!    thread-local destructors have run). Users: task ids (`task/id.rs`), the pool's counters
-//!    (`pool/counters.rs`), reactor ids (rt-io `handle.rs`).
+//!    (`pool/counters.rs`), reactor ids (rt-io `handle.rs`), the schedulers' statistics
+//!    (rt-sched `metrics.rs`, `current_thread.rs`'s poll count).
 //! 3. **Thread-local initialisers**: loom's `thread_local!` has no `const { }` form, so
 //!    [`thread_local!`](crate::sync::thread_local) drops the `const` under loom (the same value,
 //!    built lazily); a `const { }` initialiser that is not a plain expression (the pool's `HEAP`)
@@ -31,6 +36,14 @@
 //!    so a slab still mapped when an execution ends is reported as a leak.
 //! 5. **Visibility**: a few modules are `pub` (and `#[doc(hidden)]`) under loom only, so
 //!    `loom-tests` can reach the code they model (rt-io's `time::entry`).
+//! 6. **The work-stealing queues** (rt-sched `queue.rs`): crossbeam-deque is invisible to loom,
+//!    so under loom a `Mutex<VecDeque>` stands behind the same small API (`Local`, `Stealer`,
+//!    `Injector`). The models check the scheduler's protocol around the queues (idle counts,
+//!    parking, shutdown), not the deque itself, which crossbeam tests on its own.
+//! 7. **`StdArc` for trait objects and receivers** ([`StdArc`]): loom's `Arc` cannot be coerced
+//!    to `Arc<dyn Trait>` nor be a `self` receiver, so an `Arc` that has to be one stays std's.
+//!    Its reference count takes part in no protocol a model checks; the state inside it does,
+//!    and that comes from this shim.
 //!
 //! Nothing else: no branch, retry or ordering that exists in one build and not in the other.
 
@@ -39,7 +52,7 @@ mod imp {
     pub use std::sync::atomic::{
         fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering,
     };
-    pub use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+    pub use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 
     /// Spawning and yielding threads.
     pub mod thread {
@@ -110,6 +123,66 @@ mod imp {
         loom::thread::yield_now();
     }
 
+    /// `std::sync::OnceLock`'s `new`/`get`/`set`, built on a loom atomic so a model sees the
+    /// publication of the value (loom has no `OnceLock`).
+    pub struct OnceLock<T> {
+        value: AtomicPtr<T>,
+        /// std's auto traits: `Sync` only if `T: Send + Sync`.
+        _marker: std::marker::PhantomData<std::sync::OnceLock<T>>,
+    }
+
+    impl<T> OnceLock<T> {
+        pub fn new() -> OnceLock<T> {
+            OnceLock {
+                value: AtomicPtr::new(std::ptr::null_mut()),
+                _marker: std::marker::PhantomData,
+            }
+        }
+
+        pub fn get(&self) -> Option<&T> {
+            let p = self.value.load(Ordering::Acquire);
+            // SAFETY: a non-null pointer was published by `set` (Release, read with Acquire) and
+            // stays valid until `self` is dropped.
+            unsafe { p.as_ref() }
+        }
+
+        pub fn set(&self, value: T) -> Result<(), T> {
+            let new = Box::into_raw(Box::new(value));
+            match self.value.compare_exchange(
+                std::ptr::null_mut(),
+                new,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => Ok(()),
+                // SAFETY: `new` came from `Box::into_raw` above and was never published.
+                Err(_) => Err(*unsafe { Box::from_raw(new) }),
+            }
+        }
+    }
+
+    impl<T> Default for OnceLock<T> {
+        fn default() -> OnceLock<T> {
+            OnceLock::new()
+        }
+    }
+
+    impl<T: std::fmt::Debug> std::fmt::Debug for OnceLock<T> {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.debug_tuple("OnceLock").field(&self.get()).finish()
+        }
+    }
+
+    impl<T> Drop for OnceLock<T> {
+        fn drop(&mut self) {
+            let p = self.value.with_mut(|p| *p);
+            if !p.is_null() {
+                // SAFETY: published by `set` from `Box::into_raw`; `&mut self` means no reader.
+                drop(unsafe { Box::from_raw(p) });
+            }
+        }
+    }
+
     /// loom's `UnsafeCell`, plus `get_mut` for parity with the std build.
     #[derive(Debug)]
     pub struct UnsafeCell<T>(loom::cell::UnsafeCell<T>);
@@ -140,11 +213,17 @@ mod imp {
 
 pub use imp::*;
 
-/// std's `Arc`, under loom too, for the one place a std `Arc` is required on purpose: an `Arc`
-/// the *user* owns and passes as a method receiver (`self: Arc<Self>` in rt-sync's
-/// `acquire_owned`, `lock_owned`, `read_owned`, …, tokio's shapes). Only std's `Arc` can be a
-/// receiver, and a user's `Arc` around a lock is not runtime-internal shared state: the
-/// protocols loom must see are the lock's own atomics and cells, which do come from this shim.
+/// std's `Arc`, under loom too (exception 7 in the module docs), for the places a std `Arc` is
+/// required on purpose:
+///
+/// - an `Arc` the *user* owns and passes as a method receiver (`self: Arc<Self>` in rt-sync's
+///   `acquire_owned`, `lock_owned`, `read_owned`, …, tokio's shapes, and `std::task::Wake`);
+///   only std's `Arc` can be a receiver;
+/// - an `Arc<dyn Trait>` (rt-sched's `IoDriver`, thread hooks, `rt_core::batch`'s
+///   `Arc<dyn Unpark>`, which the schedulers' shared state is handed to): loom's `Arc` cannot be
+///   coerced to a trait object.
+///
+/// Neither is a protocol loom must see: the synchronising state inside comes from this shim.
 pub use std::sync::Arc as StdArc;
 
 /// Atomics that stay std's even under `cfg(loom)` (exception 2 in the module docs): for

@@ -237,7 +237,7 @@ impl Drop for Registration {
 pub(crate) struct Readiness<'a> {
     reg: &'a Registration,
     interest: Interest,
-    key: Option<u64>,
+    key: Option<rt_core::wait_queue::Key>,
 }
 
 impl Future for Readiness<'_> {

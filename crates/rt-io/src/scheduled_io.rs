@@ -20,8 +20,9 @@
 //!
 //! Two kinds of waiters exist. The `poll_*` entry points (used by `AsyncRead`/`AsyncWrite`, which
 //! take `&mut self` or a half) keep one waker per direction. The `&self` futures (`readable()`,
-//! `accept()`, `recv()`), which many tasks may await at once, each keep an entry in a small list
-//! keyed by a number the future remembers, removed when the future completes or drops.
+//! `accept()`, `recv()`), which many tasks may await at once, each keep an entry in a
+//! `rt_core::wait_queue::WaitQueue` (the channels' waiter queue) under a `Key` the future
+//! remembers, removed when the future completes or drops.
 //!
 //! No waker is woken or dropped under the waiter lock: either may run a task's code (dropping
 //! the last reference to a task drops its future, and the sockets in it), which may come back
@@ -31,6 +32,7 @@ use std::fmt;
 use std::task::{Context, Poll, Waker};
 
 use rt_core::sync::{AtomicU64, Mutex, MutexGuard, Ordering};
+use rt_core::wait_queue::{Key, WaitQueue};
 
 use crate::readiness::{Interest, Ready, Word};
 
@@ -74,12 +76,10 @@ pub struct ScheduledIo {
 struct Waiters {
     reader: Option<Waker>,
     writer: Option<Waker>,
-    list: Vec<Waiter>,
-    next_key: u64,
+    list: WaitQueue<Waiter>,
 }
 
 struct Waiter {
-    key: u64,
     interest: Interest,
     waker: Waker,
 }
@@ -155,7 +155,6 @@ impl ScheduledIo {
         let next = self.load().next_generation();
         self.word.store(next.into_raw(), Ordering::Release);
         waiters.take_all(dropped);
-        waiters.next_key = 0;
         next.generation()
     }
 
@@ -194,7 +193,7 @@ impl ScheduledIo {
         &self,
         cx: &mut Context<'_>,
         interest: Interest,
-        key: &mut Option<u64>,
+        key: &mut Option<Key>,
     ) -> Poll<ReadyEvent> {
         if let Some(ev) = self.ready_now(interest) {
             if let Some(k) = key.take() {
@@ -209,7 +208,7 @@ impl ScheduledIo {
             drop(removed);
             return Poll::Ready(ev);
         }
-        let existing = key.and_then(|k| waiters.list.iter_mut().find(|w| w.key == k));
+        let existing = key.and_then(|k| waiters.list.get_mut(k));
         let mut replaced = None;
         match existing {
             Some(w) => {
@@ -220,14 +219,10 @@ impl ScheduledIo {
             None => {
                 // First wait, or the entry was taken by a wake that found the readiness cleared
                 // again before this poll: (re-)enter the list.
-                let k = waiters.next_key;
-                waiters.next_key += 1;
-                waiters.list.push(Waiter {
-                    key: k,
+                *key = Some(waiters.list.push_back(Waiter {
                     interest,
                     waker: cx.waker().clone(),
-                });
-                *key = Some(k);
+                }));
             }
         }
         drop(waiters);
@@ -236,7 +231,7 @@ impl ScheduledIo {
     }
 
     /// Removes a list waiter whose future is dropped before completing.
-    pub fn cancel_waiter(&self, key: u64) {
+    pub fn cancel_waiter(&self, key: Key) {
         let removed = self.lock().remove(key);
         drop(removed); // after the lock: see `reset`
     }
@@ -284,27 +279,22 @@ impl Waiters {
         if !ready.intersection(Interest::WRITABLE).is_empty() {
             wakers.extend(self.writer.take());
         }
-        let mut i = 0;
-        while i < self.list.len() {
-            if ready.intersection(self.list[i].interest).is_empty() {
-                i += 1;
-            } else {
-                wakers.push(self.list.swap_remove(i).waker);
-            }
-        }
+        self.list.take_matching(
+            |w| !ready.intersection(w.interest).is_empty(),
+            |w| wakers.push(w.waker),
+        );
     }
 
     fn take_all(&mut self, wakers: &mut Vec<Waker>) {
         wakers.extend(self.reader.take());
         wakers.extend(self.writer.take());
-        wakers.extend(self.list.drain(..).map(|w| w.waker));
+        self.list.take_matching(|_| true, |w| wakers.push(w.waker));
     }
 
     /// Removes `key`'s entry, handing it back to be dropped outside the lock.
     #[must_use]
-    fn remove(&mut self, key: u64) -> Option<Waiter> {
-        let i = self.list.iter().position(|w| w.key == key)?;
-        Some(self.list.swap_remove(i))
+    fn remove(&mut self, key: Key) -> Option<Waiter> {
+        self.list.remove(key)
     }
 }
 

@@ -6,47 +6,35 @@
 //! pool's queue or running on a pool thread, so it needs no owned list: shutdown cancels what is
 //! queued and waits (up to a timeout) for what runs.
 
-use rt_core::sync::thread;
 use std::collections::VecDeque;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use rt_core::sync::{Condvar, Mutex};
+use rt_core::sync::{Arc, Condvar, Mutex};
 use rt_core::task::{self, JoinHandle, Notified, Schedule, Task};
 
-use crate::ThreadHook;
+use crate::ThreadSpawner;
 
 /// How the pool is built.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct Config {
     /// Most threads alive at once.
     pub max_threads: usize,
     /// How long an idle thread waits for work before it exits.
     pub keep_alive: Duration,
-    /// Name of the pool's threads.
-    pub thread_name: String,
-    /// Stack size, if set.
-    pub thread_stack_size: Option<usize>,
-    /// Wraps each thread's loop (the facade enters its runtime context here).
-    pub on_thread: ThreadHook,
-}
-
-impl std::fmt::Debug for Config {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("blocking::Config")
-            .field("max_threads", &self.max_threads)
-            .field("keep_alive", &self.keep_alive)
-            .finish()
-    }
+    /// How the pool's threads are started: name, stack size, hooks.
+    pub threads: ThreadSpawner,
 }
 
 struct State {
     queue: VecDeque<Notified<Spawner>>,
+    /// Threads counted as serving the queue (a thread that decided to exit is no longer one).
     threads: usize,
+    /// Threads not yet finished, `on_thread_stop` included: what shutdown waits for.
+    alive: usize,
     idle: usize,
     /// Wake-ups handed to idle threads and not yet consumed.
     notified: usize,
@@ -109,6 +97,7 @@ impl BlockingPool {
                     state: Mutex::new(State {
                         queue: VecDeque::new(),
                         threads: 0,
+                        alive: 0,
                         idle: 0,
                         notified: 0,
                         shutdown: false,
@@ -141,7 +130,7 @@ impl BlockingPool {
         }
         let deadline = timeout.map(|t| Instant::now() + t);
         let mut s = inner.state.lock().unwrap();
-        while s.threads > 0 {
+        while s.alive > 0 {
             match deadline {
                 None => s = inner.exited.wait(s).unwrap(),
                 Some(d) => {
@@ -202,20 +191,18 @@ impl Spawner {
             return Ok(()); // a busy thread takes it when done
         }
         s.threads += 1;
+        s.alive += 1;
         drop(s);
         let me = self.clone();
-        let hook = inner.config.on_thread.clone();
-        let mut b = thread::Builder::new().name(inner.config.thread_name.clone());
-        if let Some(size) = inner.config.thread_stack_size {
-            b = b.stack_size(size);
-        }
-        let spawned = b.spawn(move || {
-            let mut run = Some(move || me.run_thread());
-            hook(&mut || (run.take().expect("pool thread loop called twice"))());
-        });
+        let exiting = self.clone();
+        let spawned = inner
+            .config
+            .threads
+            .spawn(move || me.run_thread(), move || exiting.thread_exited());
         if let Err(e) = spawned {
             let mut s = inner.state.lock().unwrap();
             s.threads -= 1;
+            s.alive -= 1;
             if s.threads == 0 {
                 // Nobody will ever run the queue: cancel what is in it.
                 let queued: Vec<_> = s.queue.drain(..).collect();
@@ -267,12 +254,14 @@ impl Spawner {
             }
         }
         s.threads -= 1;
-        inner.exited.notify_all();
     }
 
-    /// Threads alive in the pool now.
-    pub fn num_threads(&self) -> usize {
-        self.inner.state.lock().unwrap().threads
+    /// A pool thread's last act, after its loop and `on_thread_stop`.
+    fn thread_exited(&self) {
+        let mut s = self.inner.state.lock().unwrap();
+        s.alive -= 1;
+        drop(s);
+        self.inner.exited.notify_all();
     }
 }
 

@@ -3,36 +3,38 @@
 //!
 //! One run queue (`Mutex<VecDeque>`), shared by wakes from the driving thread and from others; a
 //! wake from another thread unparks the driver. The driver polls the `block_on` future when it
-//! was woken, and between those polls runs up to 61 queued tasks, so neither starves the other.
+//! was woken, and between those polls runs up to `event_interval` (61 by default) queued tasks,
+//! so neither starves the other; every `event_interval`th round it also turns the IO driver.
 
-use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::pin;
-use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 
-use rt_core::sync::{AtomicBool, Mutex, Ordering};
+// std `Arc`s on purpose: `Shared` is handed to `rt_core::batch::defer` as an `Arc<dyn Unpark>`,
+// `MainWaker` is a `std::task::Wake` receiver, and the IO driver is a trait object; loom's
+// `Arc` can be none of these (`rt_core::sync::StdArc`, exception 7).
+use rt_core::sync::StdArc as Arc;
+use rt_core::sync::{unmodelled, AtomicBool, Mutex, OnceLock, Ordering};
 use rt_core::task::{Id, JoinHandle, Notified, OwnedTasks, Schedule, Task};
 
 use crate::park::{Parker, Unparker};
+use crate::run_queue::RunQueue;
 use crate::IoDriver;
 
-/// Tasks run between two checks of the `block_on` future.
-const EVENT_INTERVAL: usize = 61;
-
 struct Shared {
-    queue: Mutex<Option<VecDeque<Notified<Handle>>>>,
+    queue: RunQueue<Notified<Handle>>,
     owned: OwnedTasks<Handle>,
     unparker: Unparker,
     /// The driver's parker, taken by the thread inside `block_on`.
     parker: Mutex<Option<Parker>>,
     frame_pool: bool,
-    polls: std::sync::atomic::AtomicU64,
+    /// A statistic, in no protocol: `unmodelled` (the shim's exception 2).
+    polls: unmodelled::AtomicU64,
     io_driver: Option<Arc<dyn IoDriver>>,
     /// The driving thread is (about to be) blocked in `io_driver` rather than on its parker.
     on_driver: AtomicBool,
     /// Set once, before tasks run, to shut down on an unhandled panic (`Handle`'s setter).
-    panic_hook: std::sync::OnceLock<crate::PanicHook>,
+    panic_hook: OnceLock<crate::PanicHook>,
 }
 
 impl Shared {
@@ -66,6 +68,9 @@ impl std::fmt::Debug for Handle {
 #[derive(Debug)]
 pub struct CurrentThread {
     handle: Handle,
+    /// Tasks run between two polls of the `block_on` future, and rounds between two
+    /// non-blocking turns of the IO driver.
+    event_interval: u32,
 }
 
 struct MainWaker {
@@ -100,18 +105,31 @@ impl CurrentThread {
         CurrentThread {
             handle: Handle {
                 shared: Arc::new(Shared {
-                    queue: Mutex::new(Some(VecDeque::with_capacity(64))),
+                    queue: RunQueue::with_capacity(64),
                     owned: OwnedTasks::new(0),
                     unparker,
                     parker: Mutex::new(Some(parker)),
                     frame_pool,
-                    polls: std::sync::atomic::AtomicU64::new(0),
+                    polls: unmodelled::AtomicU64::new(0),
                     io_driver,
                     on_driver: AtomicBool::new(false),
-                    panic_hook: std::sync::OnceLock::new(),
+                    panic_hook: OnceLock::new(),
                 }),
             },
+            event_interval: crate::DEFAULT_EVENT_INTERVAL,
         }
+    }
+
+    /// Sets how many tasks run between two polls of the `block_on` future, and how many such
+    /// rounds pass between two non-blocking turns of the IO driver (default
+    /// [`crate::DEFAULT_EVENT_INTERVAL`]).
+    ///
+    /// # Panics
+    /// When `n` is 0.
+    pub fn with_event_interval(mut self, n: u32) -> CurrentThread {
+        assert!(n > 0, "event_interval must be greater than 0");
+        self.event_interval = n;
+        self
     }
 
     /// The scheduler's handle.
@@ -146,7 +164,7 @@ impl CurrentThread {
         let mut tick = 0u32;
         loop {
             tick = tick.wrapping_add(1);
-            if tick.is_multiple_of(EVENT_INTERVAL as u32) {
+            if tick.is_multiple_of(self.event_interval) {
                 // Let IO and timers in even while tasks keep this thread busy.
                 if let Some(d) = &shared.io_driver {
                     d.try_drive(0, Some(std::time::Duration::ZERO), &|| false);
@@ -158,17 +176,11 @@ impl CurrentThread {
                 }
             }
             let mut ran = 0;
-            while ran < EVENT_INTERVAL {
-                let task = shared
-                    .queue
-                    .lock()
-                    .unwrap()
-                    .as_mut()
-                    .and_then(|q| q.pop_front());
-                let Some(task) = task else { break };
-                shared
-                    .polls
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            while ran < self.event_interval {
+                let Some(task) = shared.queue.pop() else {
+                    break;
+                };
+                shared.polls.fetch_add(1, unmodelled::Ordering::Relaxed);
                 task.run();
                 ran += 1;
             }
@@ -184,15 +196,7 @@ impl CurrentThread {
         let shared = &self.handle.shared;
         if let Some(d) = &shared.io_driver {
             shared.on_driver.store(true, Ordering::SeqCst);
-            let has_work = || {
-                main.woken.load(Ordering::SeqCst)
-                    || shared
-                        .queue
-                        .lock()
-                        .unwrap()
-                        .as_ref()
-                        .is_some_and(|q| !q.is_empty())
-            };
+            let has_work = || main.woken.load(Ordering::SeqCst) || shared.queue.has_work();
             let nothing = !has_work();
             // Checked again once this thread holds the driver (see `IoDriver::try_drive`).
             let drove = nothing && d.try_drive(0, None, &has_work);
@@ -268,14 +272,13 @@ impl Handle {
     fn close(&self) {
         let shared = &self.shared;
         shared.owned.close_and_shutdown_all();
-        let q = shared.queue.lock().unwrap().take();
-        drop(q);
+        shared.queue.close();
         shared.unpark();
     }
 
     /// Task polls run so far.
     pub fn polls(&self) -> u64 {
-        self.shared.polls.load(std::sync::atomic::Ordering::Relaxed)
+        self.shared.polls.load(unmodelled::Ordering::Relaxed)
     }
 
     /// Tasks alive.
@@ -296,17 +299,9 @@ impl Schedule for Handle {
     }
 
     fn schedule(&self, task: Notified<Handle>) {
-        let mut q = self.shared.queue.lock().unwrap();
-        match q.as_mut() {
-            Some(q) => q.push_back(task),
-            None => {
-                // Shut down: the owned list has cancelled (or will cancel) the task.
-                drop(q);
-                drop(task);
-                return;
-            }
+        if !self.shared.queue.push(task) {
+            return; // shut down: the owned list has cancelled (or will cancel) the task
         }
-        drop(q);
         if !rt_core::batch::defer(&self.shared) {
             self.shared.unpark();
         }
@@ -316,13 +311,6 @@ impl Schedule for Handle {
         &self,
         payload: Box<dyn std::any::Any + Send>,
     ) -> Box<dyn std::any::Any + Send> {
-        match self.shared.panic_hook.get() {
-            Some(hook) => {
-                hook(payload);
-                self.close();
-                Box::new(crate::PANIC_TAKEN)
-            }
-            None => payload,
-        }
+        crate::route_unhandled_panic(self.shared.panic_hook.get(), payload, || self.close())
     }
 }

@@ -5,6 +5,8 @@
 //! - [`current_thread`]: the same task type, run on the thread that calls `block_on`.
 //! - [`blocking`]: the pool behind `spawn_blocking`.
 //! - [`local`]: `LocalSet`, tasks kept on one thread (`!Send` futures allowed).
+//! - [`ThreadSpawner`]: how the workers and the blocking pool start their threads (name, stack
+//!   size, the facade's context hook, the user's start/stop callbacks).
 //!
 //! Architecture invariants: rt-sched knows nothing of IO or timers (the facade wires them); it
 //! reaches the frame pool and tasks only through rt-core's API; crossbeam-deque is named only
@@ -18,12 +20,26 @@ pub mod metrics;
 pub mod multi_thread;
 mod park;
 mod queue;
+mod run_queue;
+mod thread_spawner;
 
-use std::sync::Arc;
+pub use thread_spawner::{ThreadCallback, ThreadNameFn, ThreadSpawner};
+
+// A std `Arc` for the trait objects handed across this crate's API: loom's `Arc` cannot be
+// coerced to `dyn` (`rt_core::sync::StdArc`, exception 7 of the shim's list).
+use rt_core::sync::StdArc as Arc;
 
 /// Wraps a scheduler thread's main loop: called once on each new thread with the loop to run.
 /// The facade uses it to enter its runtime context (IO driver, spawn handle) around the loop.
 pub type ThreadHook = Arc<dyn Fn(&mut dyn FnMut()) + Send + Sync>;
+
+/// Default of `multi_thread::Config::global_queue_interval`: every this many ticks a worker
+/// takes from the injector before its own queue, so remote spawns are not starved.
+pub const DEFAULT_GLOBAL_QUEUE_INTERVAL: u32 = 61;
+
+/// Default of the schedulers' `event_interval`: every this many ticks a busy worker (or the
+/// current-thread driver) turns the IO driver without blocking, so IO and timers get in.
+pub const DEFAULT_EVENT_INTERVAL: u32 = 61;
 
 /// An IO and timer driver that an idle scheduler thread may block on instead of its parker, the
 /// way tokio's workers poll the reactor (the facade implements it over rt-io; rt-sched does not
@@ -83,6 +99,14 @@ pub trait IoDriver: Send + Sync + 'static {
     }
 }
 
+impl std::fmt::Debug for dyn IoDriver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IoDriver")
+            .field("shards", &self.shards())
+            .finish_non_exhaustive()
+    }
+}
+
 /// Where an unhandled task panic goes when a scheduler is set to shut down on one
 /// (`set_unhandled_panic_hook`): called once per panicking poll, on the polling thread, with
 /// the panic payload; the scheduler then shuts itself down.
@@ -91,6 +115,24 @@ pub type PanicHook = Arc<dyn Fn(Box<dyn std::any::Any + Send>) + Send + Sync>;
 /// What a task's `JoinError` carries instead of the payload that went to a [`PanicHook`].
 pub const PANIC_TAKEN: &str =
     "task panicked; the payload went to the runtime (UnhandledPanic::ShutdownRuntime)";
+
+/// `Schedule::unhandled_panic` for a scheduler with an optional [`PanicHook`]: with a hook, the
+/// payload goes to it, `close` shuts the scheduler down, and the task's `JoinError` gets
+/// [`PANIC_TAKEN`]; without one the payload stays the task's.
+fn route_unhandled_panic(
+    hook: Option<&PanicHook>,
+    payload: Box<dyn std::any::Any + Send>,
+    close: impl FnOnce(),
+) -> Box<dyn std::any::Any + Send> {
+    match hook {
+        Some(hook) => {
+            hook(payload);
+            close();
+            Box::new(PANIC_TAKEN)
+        }
+        None => payload,
+    }
+}
 
 /// A hook that just runs the loop.
 pub fn no_hook() -> ThreadHook {

@@ -15,23 +15,24 @@
 //! `run_until` runs at most 61 queued tasks per poll, then polls the outer future again; a
 //! set with more work left wakes its own driver, so it never hogs the thread that runs it.
 
+// `RefCell`, not a shim type: the thread-local's own value, touched by its thread only.
 use std::cell::RefCell;
-use std::collections::VecDeque;
 use std::future::Future;
 use std::marker::PhantomData;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
-use rt_core::sync::Mutex;
+use rt_core::sync::{Arc, Mutex};
 use rt_core::task::{JoinHandle, Notified, OwnedTasks, Schedule, Task};
+
+use crate::run_queue::RunQueue;
 
 /// Tasks run per poll of the driving future.
 const BUDGET: usize = 61;
 
 struct Shared {
     /// `None` once the set is dropped: later wakes drop their `Notified`.
-    queue: Mutex<Option<VecDeque<Notified<Handle>>>>,
+    queue: RunQueue<Notified<Handle>>,
     owned: OwnedTasks<Handle>,
     /// The waker of the future that drives the set, refreshed at each of its polls.
     waker: Mutex<Option<Waker>>,
@@ -53,7 +54,7 @@ impl std::fmt::Debug for Handle {
 
 rt_core::sync::thread_local! {
     /// The set being driven on this thread (inside `run_until` or the set's `Drop`).
-    static CURRENT: RefCell<Option<Handle>> = const { RefCell::new(None) };
+    static CURRENT_LOCAL_SET: RefCell<Option<Handle>> = const { RefCell::new(None) };
 }
 
 /// A set of tasks that run on the thread that drives it ([`LocalSet::run_until`]); see the
@@ -77,19 +78,19 @@ impl Default for LocalSet {
     }
 }
 
-/// Restores the previous `CURRENT` when dropped.
+/// Restores the previous `CURRENT_LOCAL_SET` when dropped.
 struct Enter(Option<Handle>);
 
 impl Enter {
     fn new(h: &Handle) -> Enter {
-        Enter(CURRENT.with(|c| c.replace(Some(h.clone()))))
+        Enter(CURRENT_LOCAL_SET.with(|c| c.replace(Some(h.clone()))))
     }
 }
 
 impl Drop for Enter {
     fn drop(&mut self) {
         let prev = self.0.take();
-        let _ = CURRENT.try_with(|c| *c.borrow_mut() = prev);
+        let _ = CURRENT_LOCAL_SET.try_with(|c| *c.borrow_mut() = prev);
     }
 }
 
@@ -99,7 +100,7 @@ impl LocalSet {
         LocalSet {
             handle: Handle {
                 shared: Arc::new(Shared {
-                    queue: Mutex::new(Some(VecDeque::new())),
+                    queue: RunQueue::with_capacity(0),
                     owned: OwnedTasks::new(0),
                     waker: Mutex::new(None),
                 }),
@@ -146,8 +147,8 @@ impl Handle {
     {
         let id = rt_core::task::next_id();
         // SAFETY: this scheduler polls and shuts down its tasks only on the set's thread,
-        // which is this one (`LocalSet` is `!Send`, and `CURRENT` is a thread-local); wakes
-        // from elsewhere only queue the `Notified` (module docs).
+        // which is this one (`LocalSet` is `!Send`, and `CURRENT_LOCAL_SET` is a
+        // thread-local); wakes from elsewhere only queue the `Notified` (module docs).
         let (join, notified) = unsafe {
             self.shared
                 .owned
@@ -163,13 +164,12 @@ impl Handle {
     /// queued.
     fn close(&self) {
         self.shared.owned.close_and_shutdown_all();
-        let q = self.shared.queue.lock().unwrap().take();
-        drop(q);
+        self.shared.queue.close();
         drop(self.shared.waker.lock().unwrap().take());
     }
 
     fn is_current(&self) -> bool {
-        CURRENT
+        CURRENT_LOCAL_SET
             .try_with(|c| {
                 c.borrow()
                     .as_ref()
@@ -189,7 +189,10 @@ where
     F: Future + 'static,
     F::Output: 'static,
 {
-    let h = CURRENT.try_with(|c| c.borrow().clone()).ok().flatten();
+    let h = CURRENT_LOCAL_SET
+        .try_with(|c| c.borrow().clone())
+        .ok()
+        .flatten();
     match h {
         Some(h) => h.spawn(future),
         None => panic!(
@@ -234,25 +237,13 @@ impl<F: Future> Future for RunUntil<'_, F> {
             return Poll::Ready(out);
         }
         for _ in 0..BUDGET {
-            let task = shared
-                .queue
-                .lock()
-                .unwrap()
-                .as_mut()
-                .and_then(|q| q.pop_front());
-            match task {
+            match shared.queue.pop() {
                 Some(t) => t.run(),
                 None => return Poll::Pending,
             }
         }
         // Out of budget with work left: let the outer scheduler run others, then come back.
-        if shared
-            .queue
-            .lock()
-            .unwrap()
-            .as_ref()
-            .is_some_and(|q| !q.is_empty())
-        {
+        if shared.queue.has_work() {
             cx.waker().wake_by_ref();
         }
         Poll::Pending
@@ -265,17 +256,8 @@ impl Schedule for Handle {
     }
 
     fn schedule(&self, task: Notified<Handle>) {
-        {
-            let mut q = self.shared.queue.lock().unwrap();
-            match q.as_mut() {
-                Some(q) => q.push_back(task),
-                None => {
-                    // Dropped set: its list has cancelled the task.
-                    drop(q);
-                    drop(task);
-                    return;
-                }
-            }
+        if !self.shared.queue.push(task) {
+            return; // dropped set: its list has cancelled the task
         }
         if self.is_current() {
             // The driver is in its poll on this thread and re-checks the queue.

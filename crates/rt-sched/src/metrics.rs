@@ -1,10 +1,11 @@
 //! Counters the benchmarks read: cheap enough to be always on.
 //!
-//! These are statistics, not part of any protocol, so they use std's atomics directly (loom need
-//! not explore them). Counters written only by their own worker use a relaxed load + store
-//! instead of a read-modify-write: a plain `add` to a cache line the worker owns.
+//! These are statistics, not part of any protocol, so they are `rt_core::sync::unmodelled`
+//! atomics (std's even under loom, the shim's exception 2: loom need not explore them, and a
+//! model never asserts on them). Counters written only by their own worker use a relaxed load +
+//! store instead of a read-modify-write: a plain `add` to a cache line the worker owns.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use rt_core::sync::unmodelled::{AtomicU64, Ordering::Relaxed};
 
 use crossbeam_utils::CachePadded;
 

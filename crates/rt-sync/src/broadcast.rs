@@ -34,7 +34,7 @@ use std::task::{Context, Poll, Waker};
 use rt_core::coop;
 use rt_core::sync::{Arc, Mutex, MutexGuard};
 
-use crate::channel::wait_queue::{Key, WaitQueue};
+use rt_core::wait_queue::{Key, WaitQueue};
 
 /// Wakers woken per lock release when a send wakes many receivers.
 const WAKE_BATCH: usize = 32;

@@ -1,4 +1,6 @@
-//! The intrusive, FIFO waiter list every waiting primitive of this crate queues on.
+//! The intrusive, FIFO waiter list the semaphore (and the locks built on it) and `Notify` queue
+//! on. The channels, `broadcast` and `watch` use the other waiter queue,
+//! `rt_core::wait_queue`, whose module docs say why the two differ.
 //!
 //! A waiting future owns its [`Node`]: the node is a field of the future, so queueing costs no
 //! allocation. The primitive owns a [`List`] of pointers to those nodes, kept behind its lock.

@@ -92,7 +92,7 @@ use std::task::{Context, Poll, Waker};
 use rt_core::coop;
 use rt_core::sync::{Arc, AtomicPtr, AtomicUsize, Mutex, MutexGuard, Ordering};
 
-use crate::channel::wait_queue::{Key, WaitQueue};
+use rt_core::wait_queue::{Key, WaitQueue};
 
 /// The version word's bits. Nothing outside this module masks them.
 mod version {

@@ -4,7 +4,9 @@ use std::io;
 use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
-use rt_sched::{blocking, current_thread, multi_thread, ThreadHook};
+use rt_sched::{
+    blocking, current_thread, multi_thread, ThreadCallback, ThreadHook, ThreadNameFn, ThreadSpawner,
+};
 
 use crate::handle::{Handle, RuntimeInner, Scheduler};
 use crate::runtime::{Kind, Runtime};
@@ -19,17 +21,41 @@ enum Flavor {
 ///
 /// IO and timers are always on: `enable_all`, `enable_io` and `enable_time` exist so code
 /// written for tokio compiles, and do nothing.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Builder {
     flavor: Flavor,
     worker_threads: Option<usize>,
-    thread_name: String,
+    /// Names each runtime thread (`thread_name` sets a constant one).
+    thread_name: ThreadNameFn,
     thread_stack_size: Option<usize>,
+    on_thread_start: Option<ThreadCallback>,
+    on_thread_stop: Option<ThreadCallback>,
+    global_queue_interval: u32,
+    event_interval: u32,
     max_blocking_threads: usize,
     keep_alive: Duration,
     frame_pool: bool,
     reactor_thread: bool,
     unhandled_panic: crate::UnhandledPanic,
+}
+
+impl std::fmt::Debug for Builder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Builder")
+            .field("flavor", &self.flavor)
+            .field("worker_threads", &self.worker_threads)
+            .field("thread_stack_size", &self.thread_stack_size)
+            .field("on_thread_start", &self.on_thread_start.is_some())
+            .field("on_thread_stop", &self.on_thread_stop.is_some())
+            .field("global_queue_interval", &self.global_queue_interval)
+            .field("event_interval", &self.event_interval)
+            .field("max_blocking_threads", &self.max_blocking_threads)
+            .field("keep_alive", &self.keep_alive)
+            .field("frame_pool", &self.frame_pool)
+            .field("reactor_thread", &self.reactor_thread)
+            .field("unhandled_panic", &self.unhandled_panic)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The scheduler's way to the reactor's shards when the workers drive IO (the default; see
@@ -87,8 +113,12 @@ impl Builder {
         Builder {
             flavor,
             worker_threads: None,
-            thread_name: "rt-worker".to_string(),
+            thread_name: Arc::new(|| "rt-worker".to_string()),
             thread_stack_size: None,
+            on_thread_start: None,
+            on_thread_stop: None,
+            global_queue_interval: rt_sched::DEFAULT_GLOBAL_QUEUE_INTERVAL,
+            event_interval: rt_sched::DEFAULT_EVENT_INTERVAL,
             max_blocking_threads: 512,
             keep_alive: Duration::from_secs(10),
             frame_pool: true,
@@ -109,8 +139,84 @@ impl Builder {
     }
 
     /// Name of the runtime's threads (workers and blocking pool). Default `rt-worker`.
+    /// Replaces a [`Builder::thread_name_fn`].
     pub fn thread_name(&mut self, name: impl Into<String>) -> &mut Builder {
-        self.thread_name = name.into();
+        let name = name.into();
+        self.thread_name = Arc::new(move || name.clone());
+        self
+    }
+
+    /// Names each runtime thread (workers and blocking pool) with what `f` returns, called on
+    /// the spawning thread as each is started. Replaces a [`Builder::thread_name`].
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    ///
+    /// let rt = rt::Builder::new_multi_thread()
+    ///     .worker_threads(1)
+    ///     .thread_name_fn(|| {
+    ///         static ID: AtomicUsize = AtomicUsize::new(0);
+    ///         format!("my-pool-{}", ID.fetch_add(1, Ordering::Relaxed))
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// let name = rt.block_on(async {
+    ///     rt::spawn_blocking(|| std::thread::current().name().map(str::to_owned)).await
+    /// });
+    /// assert!(name.unwrap().unwrap().starts_with("my-pool-"));
+    /// ```
+    pub fn thread_name_fn<F>(&mut self, f: F) -> &mut Builder
+    where
+        F: Fn() -> String + Send + Sync + 'static,
+    {
+        self.thread_name = Arc::new(f);
+        self
+    }
+
+    /// Runs `f` on each runtime thread (workers and blocking pool) as it starts, before it
+    /// runs any task, inside the runtime's context (so `rt::spawn` works there), as tokio.
+    pub fn on_thread_start<F>(&mut self, f: F) -> &mut Builder
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.on_thread_start = Some(Arc::new(f));
+        self
+    }
+
+    /// Runs `f` on each runtime thread (workers and blocking pool) just before it exits,
+    /// inside the runtime's context. Dropping the runtime (or `shutdown_timeout` on time)
+    /// waits for these calls.
+    pub fn on_thread_stop<F>(&mut self, f: F) -> &mut Builder
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.on_thread_stop = Some(Arc::new(f));
+        self
+    }
+
+    /// Every `val` ticks a worker takes a task from the global (injection) queue before its
+    /// own, so tasks spawned from outside the workers are not starved. Default 61.
+    /// Multi-thread only: the current-thread flavour has one queue.
+    ///
+    /// # Panics
+    /// When `val` is 0.
+    #[track_caller]
+    pub fn global_queue_interval(&mut self, val: u32) -> &mut Builder {
+        assert!(val > 0, "global_queue_interval must be greater than 0");
+        self.global_queue_interval = val;
+        self
+    }
+
+    /// Every `val` ticks a busy worker (or the current-thread runtime's `block_on` thread)
+    /// polls the IO reactor and timers without blocking, so events are seen while tasks keep
+    /// it running. Default 61.
+    ///
+    /// # Panics
+    /// When `val` is 0.
+    #[track_caller]
+    pub fn event_interval(&mut self, val: u32) -> &mut Builder {
+        assert!(val > 0, "event_interval must be greater than 0");
+        self.event_interval = val;
         self
     }
 
@@ -221,14 +327,19 @@ impl Builder {
                 }
             })
         };
-        let worker_hook = hook(true);
-        let blocking_hook = hook(false);
+        // Workers and blocking threads start the same way, each with its own context hook.
+        let threads = |hook: ThreadHook| {
+            ThreadSpawner::new("rt-worker")
+                .name_fn(self.thread_name.clone())
+                .stack_size(self.thread_stack_size)
+                .hook(hook)
+                .on_start(self.on_thread_start.clone())
+                .on_stop(self.on_thread_stop.clone())
+        };
         let pool = blocking::BlockingPool::new(blocking::Config {
             max_threads: self.max_blocking_threads,
             keep_alive: self.keep_alive,
-            thread_name: self.thread_name.clone(),
-            thread_stack_size: self.thread_stack_size,
-            on_thread: blocking_hook,
+            threads: threads(hook(false)),
         });
         // Host-name lookups (`rt::net::lookup_host`, `connect("name:port")`) run on this pool,
         // never on a worker: rt-io has no pool of its own.
@@ -246,11 +357,11 @@ impl Builder {
             Flavor::MultiThread => {
                 let mt = multi_thread::MultiThread::new(multi_thread::Config {
                     workers,
-                    thread_name: self.thread_name.clone(),
-                    thread_stack_size: self.thread_stack_size,
+                    threads: threads(hook(true)),
                     frame_pool: self.frame_pool,
-                    on_thread: worker_hook,
                     io_driver,
+                    global_queue_interval: self.global_queue_interval,
+                    event_interval: self.event_interval,
                 });
                 let h = mt.handle().clone();
                 if let Some(hook) = panic_hook {
@@ -259,7 +370,8 @@ impl Builder {
                 (Kind::MultiThread(mt), Scheduler::MultiThread(h))
             }
             Flavor::CurrentThread => {
-                let ct = current_thread::CurrentThread::new(self.frame_pool, io_driver);
+                let ct = current_thread::CurrentThread::new(self.frame_pool, io_driver)
+                    .with_event_interval(self.event_interval);
                 let h = ct.handle().clone();
                 if let Some(hook) = panic_hook {
                     h.set_unhandled_panic_hook(hook);

@@ -25,12 +25,9 @@ pub fn mt_config(
     io_driver: Option<std::sync::Arc<dyn rt_sched::IoDriver>>,
 ) -> rt_sched::multi_thread::Config {
     rt_sched::multi_thread::Config {
-        workers,
-        thread_name: "rt-worker".into(),
-        thread_stack_size: None,
         frame_pool: false,
-        on_thread: rt_sched::no_hook(),
         io_driver,
+        ..rt_sched::multi_thread::Config::new(workers)
     }
 }
 
@@ -440,21 +437,11 @@ unsafe fn signal_drop(data: *const ()) {
     }
 }
 
-/// Polls `f` on this thread until it is ready, parking (loom-visibly) between polls; returns
-/// the output and the number of polls. A lost wake-up is a deadlock, which loom reports.
+/// Polls `f` on this thread until it is ready, blocking (loom-visibly) between polls; returns
+/// the output and the number of polls. A lost wake-up is a deadlock, which loom reports. The
+/// crate's shared `block_on` (`loom-tests/src/lib.rs`).
 pub fn block_on<F: Future>(f: F) -> (F::Output, usize) {
-    let mut f = std::pin::pin!(f);
-    let signal = Signal::new();
-    let waker = signal.waker();
-    let mut cx = Context::from_waker(&waker);
-    let mut polls = 0;
-    loop {
-        polls += 1;
-        if let Poll::Ready(out) = f.as_mut().poll(&mut cx) {
-            return (out, polls);
-        }
-        signal.wait();
-    }
+    loom_tests::block_on_counting(f)
 }
 
 /// Polls `f` once with `waker`.

@@ -11,52 +11,61 @@
 //!   is already searching (it will find the task) or the wake is part of a batch
 //!   (`rt_core::batch`), which unparks once at its end.
 //!
-//! Where a worker looks for work (`worker.rs`): every 61st tick the injector first (fairness);
-//! else the LIFO slot (at most 3 in a row, so ping-pong pairs cannot starve the queue), the
-//! local queue, the injector; then it steals half of another worker's queue; then it spins
-//! briefly; then it parks.
+//! Where a worker looks for work (`worker.rs`): every `global_queue_interval`th tick (61 by
+//! default) the injector first (fairness); else the LIFO slot (at most 3 in a row, so ping-pong
+//! pairs cannot starve the queue), the local queue, the injector; then it steals half of
+//! another worker's queue; then it spins briefly; then it parks.
 
 mod worker;
 
-use rt_core::sync::thread;
 use std::future::Future;
 use std::io;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rt_core::sync::{AtomicBool, Ordering};
+// A std `Arc` on purpose: the shared state is handed to `rt_core::batch::defer`, which keeps it
+// as an `Arc<dyn Unpark>`, a coercion loom's `Arc` cannot make (`rt_core::sync::StdArc`,
+// exception 7). Its reference count is no protocol; everything inside is from the shim.
+use rt_core::sync::StdArc as Arc;
+use rt_core::sync::{thread, AtomicBool, Condvar, Mutex, OnceLock, Ordering};
 use rt_core::task::{JoinHandle, Notified, OwnedTasks, Schedule, Task};
 
-use crate::idle::Idle;
+use crate::idle::{Idle, Notify};
 use crate::metrics::{self, Counters, Metrics};
 use crate::park::{Parker, Unparker};
 use crate::queue::{Injector, Local, Stealer};
-use crate::{IoDriver, ThreadHook};
+use crate::{IoDriver, ThreadSpawner};
 
 /// How a multi-thread scheduler is built.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct Config {
     /// Number of worker threads (at least 1).
     pub workers: usize,
-    /// Name of the worker threads.
-    pub thread_name: String,
-    /// Stack size of the worker threads, if set.
-    pub thread_stack_size: Option<usize>,
+    /// How the worker threads are started: name, stack size, hooks.
+    pub threads: ThreadSpawner,
     /// Allocate task cells from the frame pool (else from the global allocator).
     pub frame_pool: bool,
-    /// Wraps each worker's run loop (the facade enters its runtime context here).
-    pub on_thread: ThreadHook,
     /// An IO driver idle workers block on instead of parking (one at a time), if any.
     pub io_driver: Option<Arc<dyn IoDriver>>,
+    /// Every this many ticks a worker takes from the injector before its own queue (at least
+    /// 1; [`crate::DEFAULT_GLOBAL_QUEUE_INTERVAL`]).
+    pub global_queue_interval: u32,
+    /// Every this many ticks a busy worker turns its IO shard without blocking (at least 1;
+    /// [`crate::DEFAULT_EVENT_INTERVAL`]).
+    pub event_interval: u32,
 }
 
-impl std::fmt::Debug for Config {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Config")
-            .field("workers", &self.workers)
-            .field("thread_name", &self.thread_name)
-            .field("frame_pool", &self.frame_pool)
-            .finish()
+impl Config {
+    /// `workers` workers with the default intervals, the frame pool, no IO driver, and
+    /// threads named `rt-worker` without hooks.
+    pub fn new(workers: usize) -> Config {
+        Config {
+            workers,
+            threads: ThreadSpawner::new("rt-worker"),
+            frame_pool: true,
+            io_driver: None,
+            global_queue_interval: crate::DEFAULT_GLOBAL_QUEUE_INTERVAL,
+            event_interval: crate::DEFAULT_EVENT_INTERVAL,
+        }
     }
 }
 
@@ -71,9 +80,18 @@ pub(crate) struct Shared {
     frame_pool: bool,
     io_driver: Option<Arc<dyn IoDriver>>,
     /// Per worker: it is (about to be) blocked in `io_driver` rather than on its parker.
-    on_driver: Box<[crossbeam_utils::CachePadded<rt_core::sync::AtomicBool>]>,
+    on_driver: Box<[crossbeam_utils::CachePadded<AtomicBool>]>,
     /// Set once, before tasks run, to shut down on an unhandled panic (`Handle`'s setter).
-    panic_hook: std::sync::OnceLock<crate::PanicHook>,
+    panic_hook: OnceLock<crate::PanicHook>,
+    /// `Config::global_queue_interval`.
+    global_queue_interval: u32,
+    /// `Config::event_interval`.
+    event_interval: u32,
+    /// Per worker: its thread has finished its body (hooks included). Set by the worker thread
+    /// as its last act, read by `MultiThread::shutdown` with a timeout, woken through
+    /// `exit_signal`.
+    exited: Mutex<Box<[bool]>>,
+    exit_signal: Condvar,
 }
 
 /// A handle to a multi-thread scheduler: spawns tasks, and is the `Schedule` of its tasks.
@@ -91,20 +109,31 @@ impl std::fmt::Debug for Handle {
     }
 }
 
-/// A running multi-thread scheduler: owns its worker threads.
-type Pending = (Vec<Local<Notified<Handle>>>, Vec<Parker>, Config);
+type Pending = (Vec<Local<Notified<Handle>>>, Vec<Parker>, ThreadSpawner);
 
+/// A running multi-thread scheduler: owns its worker threads.
 pub struct MultiThread {
     handle: Handle,
     threads: Vec<thread::JoinHandle<()>>,
     /// What `start` needs, until it runs.
     /// (A `Mutex` only so `MultiThread` is `Sync`: crossbeam's `Worker` is not.)
-    pending: std::sync::Mutex<Option<Pending>>,
+    pending: Mutex<Option<Pending>>,
 }
 
 impl MultiThread {
     /// Builds the scheduler; no thread runs until [`MultiThread::start`].
+    ///
+    /// # Panics
+    /// When an interval is 0.
     pub fn new(config: Config) -> MultiThread {
+        assert!(
+            config.global_queue_interval > 0,
+            "global_queue_interval must be greater than 0"
+        );
+        assert!(
+            config.event_interval > 0,
+            "event_interval must be greater than 0"
+        );
         let n = config.workers.max(1);
         let locals: Vec<Local<Notified<Handle>>> = (0..n).map(|_| Local::new()).collect();
         let parkers: Vec<Parker> = (0..n).map(|_| Parker::new()).collect();
@@ -121,12 +150,16 @@ impl MultiThread {
             on_driver: (0..n)
                 .map(|_| crossbeam_utils::CachePadded::new(AtomicBool::new(false)))
                 .collect(),
-            panic_hook: std::sync::OnceLock::new(),
+            panic_hook: OnceLock::new(),
+            global_queue_interval: config.global_queue_interval,
+            event_interval: config.event_interval,
+            exited: Mutex::new(vec![false; n].into_boxed_slice()),
+            exit_signal: Condvar::new(),
         });
         MultiThread {
             handle: Handle { shared },
             threads: Vec::with_capacity(n),
-            pending: std::sync::Mutex::new(Some((locals, parkers, config))),
+            pending: Mutex::new(Some((locals, parkers, config.threads))),
         }
     }
 
@@ -137,20 +170,16 @@ impl MultiThread {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take();
-        let Some((locals, parkers, config)) = pending else {
+        let Some((locals, parkers, threads)) = pending else {
             return Ok(());
         };
         for (index, (local, parker)) in locals.into_iter().zip(parkers).enumerate() {
             let h = self.handle.clone();
-            let hook = config.on_thread.clone();
-            let mut b = thread::Builder::new().name(config.thread_name.clone());
-            if let Some(s) = config.thread_stack_size {
-                b = b.stack_size(s);
-            }
-            let spawned = b.spawn(move || {
-                let mut run = Some(move || worker::run(h, index, local, parker));
-                hook(&mut || (run.take().expect("worker run loop called twice"))());
-            });
+            let shared = self.handle.shared.clone();
+            let spawned = threads.spawn(
+                move || worker::run(h, index, local, parker),
+                move || shared.mark_exited(index),
+            );
             match spawned {
                 Ok(t) => self.threads.push(t),
                 Err(e) => {
@@ -175,33 +204,21 @@ impl MultiThread {
         let shared = &self.handle.shared;
         if !shared.shutdown.swap(true, Ordering::AcqRel) {
             for i in 0..shared.unparkers.len() {
-                shared.idle.unpark_worker_by_id(i);
+                // Not parked: it is running and sees the flag after its poll.
+                let _ = shared.idle.unpark_worker_by_id(i);
                 shared.unpark_worker(i);
             }
         }
-        let deadline = timeout.map(|t| Instant::now() + t);
-        for t in std::mem::take(&mut self.threads) {
-            match deadline {
-                // loom threads have no `is_finished`: models always join.
-                _ if cfg!(loom) => {
-                    let _ = t.join();
-                }
-                None => {
-                    let _ = t.join();
-                }
-                #[cfg(not(loom))]
-                Some(d) => {
-                    while !t.is_finished() && Instant::now() < d {
-                        std::thread::sleep(Duration::from_micros(200));
-                    }
-                    if t.is_finished() {
-                        let _ = t.join();
-                    }
-                    // Else: leave the thread detached; it exits after its current poll.
-                }
-                #[cfg(loom)]
-                Some(_) => unreachable!(),
+        let threads = std::mem::take(&mut self.threads);
+        let exited = match timeout {
+            None => vec![true; threads.len()],
+            Some(t) => shared.wait_exited(Instant::now() + t),
+        };
+        for (t, exited) in threads.into_iter().zip(exited) {
+            if exited {
+                let _ = t.join();
             }
+            // Else: leave the thread detached; it exits after its current poll.
         }
         shared.owned.close_and_shutdown_all();
         // Queued `Notified`s of tasks the list just cancelled: drop them.
@@ -234,7 +251,7 @@ impl Handle {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        worker::with_current(|cx| {
+        worker::with_current_worker(|cx| {
             let cx = cx.filter(|cx| cx.belongs_to(&self.shared));
             // A worker binds through its own slot cache; other threads share one.
             let hint = cx.map_or(usize::MAX, |cx| cx.index());
@@ -261,21 +278,6 @@ impl Handle {
         }
     }
 
-    /// Number of worker threads.
-    pub fn num_workers(&self) -> usize {
-        self.shared.stealers.len()
-    }
-
-    /// Whether the calling thread is one of this scheduler's workers.
-    pub fn is_worker_thread(&self) -> bool {
-        worker::with_current(|cx| cx.is_some_and(|cx| cx.belongs_to(&self.shared)))
-    }
-
-    /// (searching, unparked) workers right now.
-    pub fn idle_counts(&self) -> (usize, usize) {
-        self.shared.idle.counts()
-    }
-
     /// Makes an unhandled panic in a task shut the scheduler down, after giving its payload to
     /// `hook`. Set it before tasks run; a second call is ignored.
     pub fn set_unhandled_panic_hook(&self, hook: crate::PanicHook) {
@@ -288,7 +290,8 @@ impl Handle {
         let shared = &self.shared;
         if !shared.shutdown.swap(true, Ordering::AcqRel) {
             for i in 0..shared.unparkers.len() {
-                shared.idle.unpark_worker_by_id(i);
+                // Not parked: it is running and sees the flag after its poll.
+                let _ = shared.idle.unpark_worker_by_id(i);
                 shared.unpark_worker(i);
             }
         }
@@ -299,7 +302,7 @@ impl Handle {
     }
 
     fn schedule_task(&self, task: Notified<Handle>, is_yield: bool) {
-        worker::with_current(|cx| match cx {
+        worker::with_current_worker(|cx| match cx {
             Some(cx) if cx.belongs_to(&self.shared) => cx.schedule_local(task, is_yield),
             _ => self.shared.schedule_remote(self, task),
         })
@@ -309,6 +312,29 @@ impl Handle {
 impl Shared {
     fn is_shutdown(&self) -> bool {
         self.shutdown.load(Ordering::Acquire)
+    }
+
+    /// Worker `index`'s thread, as its last act: its body and hooks are done.
+    fn mark_exited(&self, index: usize) {
+        self.exited.lock().unwrap_or_else(|e| e.into_inner())[index] = true;
+        self.exit_signal.notify_all();
+    }
+
+    /// Waits until every worker thread has exited or `deadline` passed; returns which exited.
+    fn wait_exited(&self, deadline: Instant) -> Vec<bool> {
+        let mut exited = self.exited.lock().unwrap_or_else(|e| e.into_inner());
+        while !exited.iter().all(|&e| e) {
+            let now = Instant::now();
+            if now >= deadline {
+                break;
+            }
+            exited = self
+                .exit_signal
+                .wait_timeout(exited, deadline - now)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        exited.to_vec()
     }
 
     fn schedule_remote(&self, handle: &Handle, task: Notified<Handle>) {
@@ -331,7 +357,7 @@ impl Shared {
 
     /// Wakes one sleeping worker if nobody is searching (idle rule 1).
     fn notify_parked(&self) {
-        if let Some(i) = self.idle.worker_to_notify() {
+        if let Notify::Worker(i) = self.idle.worker_to_notify() {
             self.counters[i].unpark();
             self.unpark_worker(i);
         }
@@ -379,7 +405,7 @@ impl rt_core::batch::Unpark for Shared {
 
 impl Schedule for Handle {
     fn release(&self, task: &Task<Handle>) -> Option<Task<Handle>> {
-        let hint = worker::with_current(|cx| match cx {
+        let hint = worker::with_current_worker(|cx| match cx {
             Some(cx) if cx.belongs_to(&self.shared) => cx.index(),
             _ => usize::MAX,
         });
@@ -398,13 +424,6 @@ impl Schedule for Handle {
         &self,
         payload: Box<dyn std::any::Any + Send>,
     ) -> Box<dyn std::any::Any + Send> {
-        match self.shared.panic_hook.get() {
-            Some(hook) => {
-                hook(payload);
-                self.close();
-                Box::new(crate::PANIC_TAKEN)
-            }
-            None => payload,
-        }
+        crate::route_unhandled_panic(self.shared.panic_hook.get(), payload, || self.close())
     }
 }

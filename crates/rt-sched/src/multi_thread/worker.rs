@@ -1,36 +1,58 @@
 //! One worker's run loop: find a task, run it, repeat; steal, spin, park when there is none.
+//!
+//! When the worker turns the IO driver (its own shard, see `IoDriver`):
+//!
+//! - `poll_driver_on_interval`: every `event_interval` ticks while busy, so IO and timers get
+//!   in even while tasks keep it running;
+//! - `poll_driver_when_out_of_work`: its queues are empty (before stealing, when it owns its
+//!   shard, and before spinning);
+//! - `park_in_driver`: it is parking; it blocks in the driver instead of on its parker;
+//! - `turn_driver_nonblocking`: the one non-blocking turn the first two are made of.
 
+// `Cell`, not a shim type: the worker's own state, touched only by its thread (no protocol).
 use std::cell::Cell;
 use std::ptr;
 use std::time::Duration;
 
 use rt_core::task::Notified;
 
-use super::{Handle, Shared};
+use super::{Arc, Handle, Shared};
+use crate::idle::{LeftSearching, ToSearching, UnparkById};
 use crate::park::Parker;
 use crate::queue::Local;
 
-/// Every this many ticks the injector is checked before the local queue (fairness).
-const GLOBAL_QUEUE_INTERVAL: u32 = 61;
 /// Consecutive LIFO-slot polls allowed before the local queue gets a turn.
 const MAX_LIFO_POLLS: u32 = 3;
 /// Steal rounds before parking (each round looks at every queue once). Under loom one round
-/// and no spinning: spinning only delays the park, the protocol is the same, and every spin is
-/// a yield that multiplies the interleavings a model has to explore.
+/// and no spinning: sizes, listed in `rt_core::sync`'s exceptions. Spinning only delays the
+/// park, the protocol is the same, and every spin is a yield that multiplies the interleavings
+/// a model has to explore.
 const SPIN_ROUNDS: u32 = if cfg!(loom) { 1 } else { 4 };
 /// Spin-loop hints between two steal rounds: `SPINS << round`.
 const SPINS: u32 = if cfg!(loom) { 0 } else { 16 };
 /// A worker parked this long without work gives its idle frame-pool memory back.
-const TRIM_AFTER: Duration = Duration::from_millis(100);
+const TRIM_AFTER: Duration = loom_duration(Duration::from_millis(100));
 /// While another worker is busy, an idle worker wakes this often to check that the busy one's
 /// IO shard is being polled, and polls it itself if not (a task that hogs its worker must not
 /// hold up the IO of every connection on that worker).
-const WATCH_INTERVAL: Duration = Duration::from_millis(1);
+const WATCH_INTERVAL: Duration = loom_duration(Duration::from_millis(1));
+
+/// A timeout, or under loom `Duration::MAX` (a size, listed in `rt_core::sync`'s exceptions):
+/// loom has no clock (its timed waits never time out), so a branch on elapsed wall-clock time
+/// would make a model's executions differ on replay. With `MAX` the same code runs and never
+/// takes the timed-out branch; a timed park becomes a park.
+const fn loom_duration(d: Duration) -> Duration {
+    if cfg!(loom) {
+        Duration::MAX
+    } else {
+        d
+    }
+}
 /// Attempts to take this worker's own shard while another worker polls it briefly.
 const OWN_SHARD_TRIES: u32 = 16;
 
 /// The state of the worker running on this thread. Lives on the worker's stack; the
-/// thread-local `CURRENT` points at it while the run loop is active. Only its own thread
+/// thread-local `CURRENT_WORKER` points at it while the run loop is active. Only its own thread
 /// touches it, so plain `Cell`s suffice.
 pub(crate) struct WorkerContext {
     handle: Handle,
@@ -38,7 +60,12 @@ pub(crate) struct WorkerContext {
     local: Local<Notified<Handle>>,
     lifo: Cell<Option<Notified<Handle>>>,
     lifo_polls: Cell<u32>,
-    tick: Cell<u32>,
+    /// Ticks left until the next `poll_driver_on_interval` (counts down from `event_interval`;
+    /// a countdown rather than `tick % interval`, which would divide on every tick).
+    until_event: Cell<u32>,
+    /// Ticks left until the injector is checked first (counts down from
+    /// `global_queue_interval`).
+    until_global: Cell<u32>,
     is_searching: Cell<bool>,
     rng: Cell<u32>,
     /// The IO driver shard this worker blocks in when idle, and polls between tasks.
@@ -50,22 +77,23 @@ pub(crate) struct WorkerContext {
 }
 
 rt_core::sync::thread_local! {
-    static CURRENT: Cell<*const WorkerContext> = const { Cell::new(ptr::null()) };
+    /// The worker running on this thread (null on any other thread).
+    static CURRENT_WORKER: Cell<*const WorkerContext> = const { Cell::new(ptr::null()) };
 }
 
 /// Runs `f` with the current thread's worker context, if it is a worker.
-pub(crate) fn with_current<R>(f: impl FnOnce(Option<&WorkerContext>) -> R) -> R {
-    let p = CURRENT.try_with(|c| c.get()).unwrap_or(ptr::null());
-    // SAFETY: `CURRENT` is non-null only while `run` is on the stack of this very thread, and
-    // it points at the `WorkerContext` that `run` owns.
+pub(crate) fn with_current_worker<R>(f: impl FnOnce(Option<&WorkerContext>) -> R) -> R {
+    let p = CURRENT_WORKER.try_with(|c| c.get()).unwrap_or(ptr::null());
+    // SAFETY: `CURRENT_WORKER` is non-null only while `run` is on the stack of this very
+    // thread, and it points at the `WorkerContext` that `run` owns.
     f(unsafe { p.as_ref() })
 }
 
-struct ResetCurrent(*const WorkerContext);
+struct ResetCurrentWorker(*const WorkerContext);
 
-impl Drop for ResetCurrent {
+impl Drop for ResetCurrentWorker {
     fn drop(&mut self) {
-        let _ = CURRENT.try_with(|c| c.set(self.0));
+        let _ = CURRENT_WORKER.try_with(|c| c.set(self.0));
     }
 }
 
@@ -79,21 +107,26 @@ pub(crate) fn run(handle: Handle, index: usize, local: Local<Notified<Handle>>, 
             d.bind_thread(shard);
         }
     }
+    let (event_interval, global_queue_interval) = (
+        handle.shared.event_interval,
+        handle.shared.global_queue_interval,
+    );
     let cx = WorkerContext {
         handle,
         index,
         local,
         lifo: Cell::new(None),
         lifo_polls: Cell::new(0),
-        tick: Cell::new(0),
+        until_event: Cell::new(event_interval),
+        until_global: Cell::new(global_queue_interval),
         is_searching: Cell::new(false),
         rng: Cell::new(0x9E37_79B9 ^ (index as u32).wrapping_mul(0x85EB_CA6B) | 1),
         shard,
         owns_shard,
         seen_turns: (0..shards).map(|_| Cell::new(0)).collect(),
     };
-    let prev = CURRENT.with(|c| c.replace(&cx));
-    let _reset = ResetCurrent(prev);
+    let prev = CURRENT_WORKER.with(|c| c.replace(&cx));
+    let _reset = ResetCurrentWorker(prev);
     cx.run_loop(&parker);
     // Drop what is still queued here: the owned list cancels those tasks at shutdown.
     drop(cx.lifo.take());
@@ -107,8 +140,8 @@ impl WorkerContext {
         &self.handle.shared
     }
 
-    pub(crate) fn belongs_to(&self, shared: &std::sync::Arc<Shared>) -> bool {
-        std::sync::Arc::ptr_eq(&self.handle.shared, shared)
+    pub(crate) fn belongs_to(&self, shared: &Arc<Shared>) -> bool {
+        Arc::ptr_eq(&self.handle.shared, shared)
     }
 
     /// This worker's index among the scheduler's workers.
@@ -144,7 +177,7 @@ impl WorkerContext {
             // Out of tasks: with a shard of our own, its events are our next work (tasks whose
             // IO lives here); look there before taking work from another worker.
             if self.owns_shard && self.shard_has_sources() {
-                if let Some(task) = self.poll_driver_now() {
+                if let Some(task) = self.poll_driver_when_out_of_work() {
                     self.run_task(task);
                     continue;
                 }
@@ -158,7 +191,9 @@ impl WorkerContext {
     }
 
     fn run_task(&self, task: Notified<Handle>) {
-        if self.is_searching.replace(false) && self.shared().idle.transition_worker_from_searching()
+        if self.is_searching.replace(false)
+            && self.shared().idle.transition_worker_from_searching()
+                == LeftSearching::WasLastSearcher
         {
             // Idle rule 3: we were the last searcher; keep someone looking.
             self.shared().notify_parked();
@@ -168,10 +203,10 @@ impl WorkerContext {
     }
 
     fn next_task(&self) -> Option<Notified<Handle>> {
-        let tick = self.tick.get().wrapping_add(1);
-        self.tick.set(tick);
-        if tick.is_multiple_of(GLOBAL_QUEUE_INTERVAL) {
-            self.maintenance();
+        if countdown(&self.until_event, self.shared().event_interval) {
+            self.poll_driver_on_interval();
+        }
+        if countdown(&self.until_global, self.shared().global_queue_interval) {
             if let Some(t) = self.shared().injector.pop() {
                 self.counters().remote_schedule();
                 return Some(t);
@@ -208,7 +243,7 @@ impl WorkerContext {
     fn search(&self) -> Option<Notified<Handle>> {
         let shared = self.shared();
         if !self.is_searching.get() {
-            if !shared.idle.transition_worker_to_searching() {
+            if shared.idle.transition_worker_to_searching() == ToSearching::TooManySearching {
                 return None;
             }
             self.is_searching.set(true);
@@ -237,7 +272,7 @@ impl WorkerContext {
                 // Before spinning, look for IO and timers that are already due: under network
                 // load the next work is usually sitting in the reactor, and spinning would only
                 // delay it.
-                if let Some(t) = self.poll_driver_now() {
+                if let Some(t) = self.poll_driver_when_out_of_work() {
                     return Some(t);
                 }
             }
@@ -258,6 +293,7 @@ impl WorkerContext {
         if shared
             .idle
             .transition_worker_to_parked(self.index, was_searching)
+            == LeftSearching::WasLastSearcher
         {
             // Idle rule 4.
             shared.notify_if_work_pending();
@@ -271,7 +307,7 @@ impl WorkerContext {
             }
             if let Some(driver) = &shared.io_driver {
                 let until_trim = (!trimmed).then(|| TRIM_AFTER.saturating_sub(parked_at.elapsed()));
-                match self.drive(driver.as_ref(), until_trim) {
+                match self.park_in_driver(driver.as_ref(), until_trim) {
                     Drove::NotifiedMeanwhile => break,
                     Drove::OwnWork => return,
                     Drove::Idle => {
@@ -283,7 +319,7 @@ impl WorkerContext {
                         continue;
                     }
                     Drove::Busy if self.owns_shard && driver.is_running() => {
-                        // Our shard stayed busy (see `drive`): come back to it soon.
+                        // Our shard stayed busy (see `park_in_driver`): come back to it soon.
                         parker.park_timeout(WATCH_INTERVAL);
                         if !shared.idle.is_parked(self.index) {
                             break;
@@ -293,9 +329,11 @@ impl WorkerContext {
                     Drove::Busy => {}
                 }
             }
-            if trimmed || cfg!(loom) {
+            if trimmed {
                 parker.park();
             } else {
+                // (Under loom a timed park is a park: loom's condvar never times out, so the
+                // models run this same code.)
                 parker.park_timeout(TRIM_AFTER);
                 if shared.idle.is_parked(self.index) && !shared.is_shutdown() {
                     // Still asleep after a long while: give idle pool memory back once.
@@ -314,7 +352,7 @@ impl WorkerContext {
 
     /// Parks in the IO driver (this worker's shard) instead of on the parker, if no other
     /// thread drives it, for at most `until_trim` (`None`: no limit).
-    fn drive(&self, driver: &dyn crate::IoDriver, until_trim: Option<Duration>) -> Drove {
+    fn park_in_driver(&self, driver: &dyn crate::IoDriver, until_trim: Option<Duration>) -> Drove {
         let shared = self.shared();
         // Publish before the re-check; `Shared::unpark_worker` reads it after taking us off the
         // sleepers list, so a notify is never lost between the check and the block.
@@ -361,7 +399,7 @@ impl WorkerContext {
             };
         }
         // The events woke tasks onto this worker: leave the sleepers ourselves, not searching.
-        if shared.idle.unpark_worker_by_id(self.index) {
+        if shared.idle.unpark_worker_by_id(self.index) == UnparkById::Unparked {
             Drove::OwnWork
         } else {
             Drove::NotifiedMeanwhile
@@ -407,10 +445,10 @@ impl WorkerContext {
         empty
     }
 
-    /// Polls the IO driver without blocking, if no other thread is driving it, and returns a
-    /// task the events woke onto this worker.
-    fn poll_driver_now(&self) -> Option<Notified<Handle>> {
-        if !self.drive_now() {
+    /// Out of work: polls the IO driver without blocking, if no other thread is driving it,
+    /// and returns a task the events woke onto this worker.
+    fn poll_driver_when_out_of_work(&self) -> Option<Notified<Handle>> {
+        if !self.turn_driver_nonblocking() {
             return None;
         }
         if let Some(t) = self.lifo.take() {
@@ -419,18 +457,31 @@ impl WorkerContext {
         self.local.pop()
     }
 
-    /// Every `GLOBAL_QUEUE_INTERVAL` ticks: let IO and timers in even while this worker is busy.
-    fn maintenance(&self) {
-        self.drive_now();
+    /// Every `event_interval` ticks: let IO and timers in even while this worker is busy.
+    fn poll_driver_on_interval(&self) {
+        self.turn_driver_nonblocking();
     }
 
     /// One non-blocking turn of the IO driver, if there is one and no other thread drives it.
     /// Returns whether this thread drove.
-    fn drive_now(&self) -> bool {
+    fn turn_driver_nonblocking(&self) -> bool {
         self.shared()
             .io_driver
             .as_ref()
             .is_some_and(|driver| driver.try_drive(self.shard, Some(Duration::ZERO), &|| false))
+    }
+}
+
+/// One tick of a countdown that restarts at `interval`: true every `interval`th call.
+#[inline]
+fn countdown(left: &Cell<u32>, interval: u32) -> bool {
+    let n = left.get() - 1;
+    if n == 0 {
+        left.set(interval);
+        true
+    } else {
+        left.set(n);
+        false
     }
 }
 

@@ -71,7 +71,7 @@ use rt_core::coop;
 use rt_core::sync::{AtomicU64, AtomicUsize, Mutex, MutexGuard, Ordering};
 
 use super::error::{SendError, TryRecvError, TrySendError};
-use super::wait_queue::{Key, WaitQueue};
+use rt_core::wait_queue::{Key, WaitQueue};
 
 /// Upper bound on the ring's up-front allocation; a larger bounded ring grows on demand.
 const PREALLOCATE_MAX: usize = 4096;

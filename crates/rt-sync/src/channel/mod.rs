@@ -28,7 +28,6 @@
 
 mod chan;
 mod error;
-pub(crate) mod wait_queue;
 
 use std::fmt;
 use std::future::Future;
@@ -39,7 +38,7 @@ use futures_core::Stream;
 use rt_core::sync::{Arc, Ordering};
 
 use self::chan::{Chan, SendState};
-use self::wait_queue::Key;
+use rt_core::wait_queue::Key;
 
 pub use self::error::{SendError, TryRecvError, TrySendError};
 

@@ -1,4 +1,7 @@
-//! A FIFO queue of waiters with O(1) removal from the middle, in safe code.
+//! A FIFO queue of waiters with O(1) removal from the middle, in safe code: the waiter queue of
+//! rt-sync's channels (`channel/`, `broadcast.rs`, `watch.rs`) and of rt-io's readiness slots
+//! (`scheduled_io.rs`). It lives in rt-core because rt-io and rt-sync both use it and neither
+//! may depend on the other; it is plain data (no synchronisation), kept under its owner's lock.
 //!
 //! Each waiter lives in a slot of a slab; the FIFO order is a ring of `Key`s naming those slots.
 //! A `Key` carries the slot's generation, so removing a waiter (a cancelled future) only frees
@@ -6,17 +9,33 @@
 //! front. When stale keys outnumber the live ones the ring is compacted, so a waiter that is
 //! cancelled over and over without anyone popping cannot grow the ring without bound.
 //!
-//! The queue is plain data: the channel that owns it keeps it under its lock. Slots are reused,
-//! so a steady state of waiting and waking allocates nothing.
+//! Slots are reused, so a steady state of waiting and waking allocates nothing.
 //!
 //! A waiter's future keeps its `Key`. "My key is still in the queue" means "nobody has served me
 //! yet"; a key that is gone means a waker (or a receiver that took my value) removed it.
+//!
+//! # Why rt-sync's `waiters.rs` is a second, different list
+//!
+//! The workspace has exactly two waiter queues, and they differ on purpose:
+//!
+//! - **This one** (keyed slab): a waiter's entry is owned by the queue, and the future holds only
+//!   a `Key`, so the future may move freely and the code is safe. Entries are values (`Waker`
+//!   plus whatever the owner stores), reached by key under the owner's lock; `push_front` lets a
+//!   served waiter keep its turn. It costs a slot in a `Vec` (amortised, reused).
+//! - **rt-sync's `waiters.rs`** (intrusive list): the node lives *inside* the pinned future, so
+//!   queueing never allocates, and a notifier may write into the waiter's node (the semaphore's
+//!   permit hand-off, `Notify`'s notification kind) and leave it to be read after the lock is
+//!   released. That needs `unsafe` and pinning (its rules 1–3), which only the semaphore (and
+//!   the mutex, rwlock, condvar, barrier built on it) and `Notify` pay for, as they sit on hot
+//!   lock paths where an allocation per contended acquire would show.
+//!
+//! A third list (rt-io's own `Vec` of keyed wakers) was folded into this one.
 
 use std::collections::VecDeque;
 
 /// Names one waiter; unique for the queue's lifetime (slot index plus that slot's generation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Key {
+pub struct Key {
     index: u32,
     generation: u32,
 }
@@ -30,7 +49,7 @@ struct Slot<E> {
 
 /// FIFO waiters, each reachable by its [`Key`].
 #[derive(Debug)]
-pub(crate) struct WaitQueue<E> {
+pub struct WaitQueue<E> {
     slots: Vec<Slot<E>>,
     free: Vec<u32>,
     /// Keys in FIFO order; some may be stale (their waiter was removed).
@@ -38,8 +57,14 @@ pub(crate) struct WaitQueue<E> {
     live: usize,
 }
 
+impl<E> Default for WaitQueue<E> {
+    fn default() -> WaitQueue<E> {
+        WaitQueue::new()
+    }
+}
+
 impl<E> WaitQueue<E> {
-    pub(crate) const fn new() -> WaitQueue<E> {
+    pub const fn new() -> WaitQueue<E> {
         WaitQueue {
             slots: Vec::new(),
             free: Vec::new(),
@@ -48,12 +73,12 @@ impl<E> WaitQueue<E> {
         }
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.live == 0
     }
 
     /// Number of queued waiters.
-    pub(crate) fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.live
     }
 
@@ -80,14 +105,14 @@ impl<E> WaitQueue<E> {
     }
 
     /// Adds a waiter behind all others.
-    pub(crate) fn push_back(&mut self, entry: E) -> Key {
+    pub fn push_back(&mut self, entry: E) -> Key {
         let key = self.insert(entry);
         self.order.push_back(key);
         key
     }
 
     /// Adds a waiter ahead of all others: one that was served but found nothing keeps its turn.
-    pub(crate) fn push_front(&mut self, entry: E) -> Key {
+    pub fn push_front(&mut self, entry: E) -> Key {
         let key = self.insert(entry);
         self.order.push_front(key);
         key
@@ -99,7 +124,7 @@ impl<E> WaitQueue<E> {
     }
 
     /// The waiter named by `key`, if it is still queued.
-    pub(crate) fn get_mut(&mut self, key: Key) -> Option<&mut E> {
+    pub fn get_mut(&mut self, key: Key) -> Option<&mut E> {
         let slot = self.slots.get_mut(key.index as usize)?;
         if slot.generation != key.generation {
             return None;
@@ -108,7 +133,7 @@ impl<E> WaitQueue<E> {
     }
 
     /// Whether the waiter named by `key` is still queued.
-    pub(crate) fn contains(&self, key: Key) -> bool {
+    pub fn contains(&self, key: Key) -> bool {
         self.slots
             .get(key.index as usize)
             .is_some_and(|s| s.generation == key.generation && s.entry.is_some())
@@ -124,7 +149,7 @@ impl<E> WaitQueue<E> {
     }
 
     /// Takes the waiter named by `key` out of the queue, wherever it stands.
-    pub(crate) fn remove(&mut self, key: Key) -> Option<E> {
+    pub fn remove(&mut self, key: Key) -> Option<E> {
         if !self.contains(key) {
             return None;
         }
@@ -149,19 +174,38 @@ impl<E> WaitQueue<E> {
     }
 
     /// Takes the first waiter out of the queue.
-    pub(crate) fn pop_front(&mut self) -> Option<E> {
+    pub fn pop_front(&mut self) -> Option<E> {
         self.skip_stale();
         let key = self.order.pop_front()?;
         Some(self.free_slot(key.index))
     }
 
     /// Every queued waiter, in slot order (not FIFO order), left in the queue.
-    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = &mut E> {
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut E> {
         self.slots.iter_mut().filter_map(|s| s.entry.as_mut())
     }
 
+    /// Takes every waiter for which `pred` holds out of the queue, in FIFO order, handing each
+    /// to `take`; the others keep their place.
+    pub fn take_matching(&mut self, mut pred: impl FnMut(&E) -> bool, mut take: impl FnMut(E)) {
+        let mut order = std::mem::take(&mut self.order);
+        order.retain(|&key| {
+            if !self.is_live(key) {
+                return false;
+            }
+            let slot = &self.slots[key.index as usize];
+            if slot.entry.as_ref().is_some_and(&mut pred) {
+                take(self.free_slot(key.index));
+                false
+            } else {
+                true
+            }
+        });
+        self.order = order;
+    }
+
     /// Takes every waiter out of the queue, in FIFO order.
-    pub(crate) fn drain(&mut self) -> Vec<E> {
+    pub fn drain(&mut self) -> Vec<E> {
         let mut out = Vec::with_capacity(self.live);
         while let Some(e) = self.pop_front() {
             out.push(e);
@@ -195,6 +239,21 @@ mod tests {
         let e = q.push_back('e');
         assert_eq!(q.get_mut(a), None);
         assert_eq!(q.get_mut(e).copied(), Some('e'));
+    }
+
+    #[test]
+    fn take_matching_keeps_fifo_order_and_the_rest() {
+        let mut q = WaitQueue::new();
+        let keys: Vec<_> = (0..6).map(|i| q.push_back(i)).collect();
+        q.remove(keys[2]);
+        let mut taken = Vec::new();
+        q.take_matching(|&i| i % 2 == 1, |i| taken.push(i));
+        assert_eq!(taken, [1, 3, 5]);
+        assert!(q.contains(keys[0]) && q.contains(keys[4]) && !q.contains(keys[1]));
+        assert_eq!(q.len(), 2);
+        assert_eq!(q.pop_front(), Some(0));
+        assert_eq!(q.pop_front(), Some(4));
+        assert!(q.is_empty());
     }
 
     #[test]
