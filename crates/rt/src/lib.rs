@@ -17,6 +17,7 @@ mod builder;
 mod context;
 mod handle;
 mod macros;
+mod paused;
 pub mod runtime;
 pub mod task;
 mod unhandled;
