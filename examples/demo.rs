@@ -9,7 +9,8 @@ use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use rt::time::Instant;
+use std::time::Duration;
 
 use rt::net::{TcpListener, TcpStream};
 
