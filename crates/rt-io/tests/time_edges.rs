@@ -3,9 +3,9 @@
 
 mod time_support;
 
+use rt::time::Instant;
 use std::future::{pending, poll_fn, Future};
 use std::task::Poll;
-use rt::time::Instant;
 use std::time::Duration;
 
 use rt::time::{sleep, sleep_until, timeout};

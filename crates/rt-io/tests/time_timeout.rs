@@ -3,10 +3,10 @@
 
 mod time_support;
 
+use rt::time::Instant;
 use std::future::{pending, poll_fn, ready};
 use std::io::{self, ErrorKind};
 use std::pin::Pin;
-use rt::time::Instant;
 use std::time::Duration;
 
 use rt::io::AsyncRead;

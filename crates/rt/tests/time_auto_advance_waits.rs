@@ -55,7 +55,10 @@ fn a_yielding_task_keeps_the_clock_still() {
             };
             let seen = sleeper.await.unwrap();
             looper.await.unwrap();
-            assert_eq!(seen, YIELDS, "{flavor}: the sleep completed while a task was runnable");
+            assert_eq!(
+                seen, YIELDS,
+                "{flavor}: the sleep completed while a task was runnable"
+            );
         });
     }
 }
@@ -76,9 +79,16 @@ fn a_yielding_block_on_future_keeps_the_clock_still() {
             for _ in 0..YIELDS {
                 rt::task::yield_now().await;
             }
-            assert_eq!(Instant::now(), start, "{flavor}: the clock jumped during the loop");
+            assert_eq!(
+                Instant::now(),
+                start,
+                "{flavor}: the clock jumped during the loop"
+            );
             done.store(true, Ordering::SeqCst);
-            assert!(sleeper.await.unwrap(), "{flavor}: the sleep completed first");
+            assert!(
+                sleeper.await.unwrap(),
+                "{flavor}: the sleep completed first"
+            );
         });
     }
 }
@@ -109,7 +119,10 @@ fn a_running_blocking_closure_holds_the_clock_back() {
             }
             go.send(()).unwrap();
             blocking.await.unwrap();
-            assert!(sleeper.await.unwrap(), "{flavor}: the clock jumped while the pool was busy");
+            assert!(
+                sleeper.await.unwrap(),
+                "{flavor}: the clock jumped while the pool was busy"
+            );
         });
     }
 }

@@ -18,9 +18,15 @@ fn one_hour_timeout(rt: rt::Runtime) {
         assert!(r.is_err(), "the timeout fired");
         let moved = Instant::now() - start;
         assert!(moved >= HOUR, "the paused clock moved an hour: {moved:?}");
-        assert!(moved < HOUR + Duration::from_secs(1), "and no more: {moved:?}");
+        assert!(
+            moved < HOUR + Duration::from_secs(1),
+            "and no more: {moved:?}"
+        );
     });
-    assert!(wall.elapsed() < Duration::from_secs(60), "did not actually sleep");
+    assert!(
+        wall.elapsed() < Duration::from_secs(60),
+        "did not actually sleep"
+    );
 }
 
 #[test]
@@ -58,7 +64,10 @@ fn one_hour_timeout_in_a_spawned_task_multi_thread() {
         }))
         .unwrap();
     assert!(moved >= HOUR, "{moved:?}");
-    assert!(wall.elapsed() < Duration::from_secs(60), "did not actually sleep");
+    assert!(
+        wall.elapsed() < Duration::from_secs(60),
+        "did not actually sleep"
+    );
 }
 
 #[test]

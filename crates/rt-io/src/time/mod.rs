@@ -41,9 +41,9 @@ mod timeout;
 mod timerfd;
 mod wheel;
 
-pub use interval::{interval, interval_at, Interval, MissedTickBehavior};
-pub use sleep::{sleep, sleep_until, Sleep};
 pub use clock::{advance, pause, resume, Advance};
 pub use instant::Instant;
+pub use interval::{interval, interval_at, Interval, MissedTickBehavior};
+pub use sleep::{sleep, sleep_until, Sleep};
 pub use std::time::Duration;
 pub use timeout::{timeout, timeout_at, Timeout};
