@@ -145,7 +145,9 @@ impl WorkerDriver {
         // the two reads sees it whichever way it goes.
         let clock = reactor.time.handle();
         let quiet = || clock.clock().unheld() && !unless() && idle() && clock.clock().unheld();
-        if !quiet() {
+        // No timer: nothing to jump to, and taking the shards would only wake their owners,
+        // each of which would then decide the same (a busy loop in a paused, idle runtime).
+        if !reactor.time.has_timers() || !quiet() {
             return false;
         }
         let Ok(_one_at_a_time) = reactor.advance_lock.try_lock() else {

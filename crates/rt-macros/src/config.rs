@@ -395,15 +395,15 @@ mod tests {
     fn unknown_option_is_named() {
         assert_eq!(
             main_error(quote!(foo = 1)),
-            "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic` or `crate`"
+            "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused` or `crate`"
         );
         assert_eq!(
             main_error(quote!(foo)),
-            "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic` or `crate`"
+            "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused` or `crate`"
         );
         assert_eq!(
             main_error(quote!(a::flavor = "multi_thread")),
-            "unknown option `a::flavor`: expected `flavor`, `worker_threads`, `unhandled_panic` or `crate`"
+            "unknown option `a::flavor`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused` or `crate`"
         );
     }
 
@@ -522,7 +522,7 @@ mod tests {
         assert_eq!(
             messages,
             [
-                "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic` or `crate`",
+                "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused` or `crate`",
                 "unknown runtime flavor `x`: expected `current_thread` or `multi_thread`",
                 "`worker_threads` must be at least 1",
             ]

@@ -490,7 +490,7 @@ mod tests {
             [
                 "the `async` keyword is missing from the function declaration",
                 "the main function cannot accept arguments",
-                "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic` or `crate`",
+                "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused` or `crate`",
             ]
         );
     }

@@ -50,8 +50,9 @@ pub(crate) struct Clock {
     /// Paused now (a copy of `state.paused`, for the time driver's cheap checks).
     paused: AtomicBool,
     state: Mutex<State>,
-    /// Awake `block_on` threads and other outside holders of auto-advance.
-    holds: AtomicUsize,
+    /// Awake `block_on` threads and other outside holders of auto-advance. Written on every
+    /// `block_on` poll, so boxed: away from the flags that every timer and turn reads.
+    holds: Box<AtomicUsize>,
 }
 
 struct State {
@@ -72,7 +73,7 @@ impl Clock {
                 base: std::time::Instant::now(),
                 unfrozen: None,
             }),
-            holds: AtomicUsize::new(0),
+            holds: Box::new(AtomicUsize::new(0)),
         }
     }
 
@@ -88,6 +89,12 @@ impl Clock {
         }
         let s = self.lock();
         State::now(&s)
+    }
+
+    /// Whether the clock was ever paused (a relaxed load): until then it is std's.
+    #[inline]
+    pub(crate) fn was_paused(&self) -> bool {
+        self.touched.load(Ordering::Relaxed)
     }
 
     /// Whether the clock is paused (a relaxed load).
@@ -233,7 +240,7 @@ pub fn resume() {
     handle.time().handle().resume();
 }
 
-/// Moves the paused clock forward by `duration`, firing every timer whose deadline it passes,
+/// Moves the paused clock forward by `duration` (from where it stands at the first poll), firing every timer whose deadline it passes,
 /// in deadline order (each with the clock at its deadline), then yields once so the tasks they
 /// woke can run. Returns once the clock reads `now + duration`.
 ///
@@ -255,10 +262,11 @@ pub fn resume() {
 pub fn advance(duration: Duration) -> Advance {
     let handle = current_for("rt::time::advance");
     let time = handle.time().handle();
-    let target = time.clock().paused_now_plus(duration);
+    // Checked now, for a panic where the call is; the clock moves at the first poll.
+    time.clock().paused_now_plus(duration);
     Advance {
         time,
-        target,
+        duration,
         done: false,
     }
 }
@@ -268,7 +276,7 @@ pub fn advance(duration: Duration) -> Advance {
 #[derive(Debug)]
 pub struct Advance {
     time: TimeHandle,
-    target: std::time::Instant,
+    duration: Duration,
     done: bool,
 }
 
@@ -283,7 +291,8 @@ impl std::future::Future for Advance {
             return std::task::Poll::Ready(());
         }
         self.done = true;
-        self.time.advance_to(self.target);
+        let target = self.time.clock().paused_now_plus(self.duration);
+        self.time.advance_to(target);
         // Yield once (as tokio's `advance` does), so the tasks the timers woke get to run.
         cx.waker().wake_by_ref();
         std::task::Poll::Pending

@@ -305,6 +305,11 @@ impl TimeDriver {
         true
     }
 
+    /// Whether any timer is pending.
+    pub(crate) fn has_timers(&self) -> bool {
+        self.handle.inner.lock().wheel.len() > 0
+    }
+
     /// Whether the clock is paused (a relaxed load).
     pub(crate) fn is_paused(&self) -> bool {
         self.handle.inner.clock.is_paused()

@@ -327,19 +327,7 @@ impl WorkerContext {
     /// Parks in the IO driver (this worker's shard) instead of on the parker, if no other
     /// thread drives it, for at most `until_trim` (`None`: no limit).
     fn drive(&self, driver: &dyn crate::IoDriver, until_trim: Option<Duration>) -> Drove {
-        self.parked_turn.set(1);
-        let drove = self.drive_counted(driver, until_trim);
-        if self.parked_turn.replace(0) == 2 {
-            // Work reached our queues, so we have left the sleepers list by now (for it, or
-            // for a notify): the unparked count holds auto-advance back from here on.
-            self.shared()
-                .settling
-                .fetch_sub(1, rt_core::sync::Ordering::SeqCst);
-        }
-        drove
-    }
-
-    fn drive_counted(&self, driver: &dyn crate::IoDriver, until_trim: Option<Duration>) -> Drove {
+        let _settling = Settling::enter(self);
         let shared = self.shared();
         // Publish before the re-check; `Shared::unpark_worker` reads it after taking us off the
         // sleepers list, so a notify is never lost between the check and the block.
@@ -458,6 +446,30 @@ impl WorkerContext {
             .io_driver
             .as_ref()
             .is_some_and(|driver| driver.try_drive(self.shard, Some(Duration::ZERO), &|| false))
+    }
+}
+
+/// Marks a worker as parked and turning its driver (`WorkerContext::parked_turn`) for the
+/// length of `drive`; undoes `Shared::settling`'s count if a wake put work on its queues.
+struct Settling<'a>(&'a WorkerContext);
+
+impl<'a> Settling<'a> {
+    fn enter(cx: &'a WorkerContext) -> Settling<'a> {
+        cx.parked_turn.set(1);
+        Settling(cx)
+    }
+}
+
+impl Drop for Settling<'_> {
+    fn drop(&mut self) {
+        if self.0.parked_turn.replace(0) == 2 {
+            // Work reached our queues, so we have left the sleepers list by now (for it, or
+            // for a notify): the unparked count holds auto-advance back from here on.
+            self.0
+                .shared()
+                .settling
+                .fetch_sub(1, rt_core::sync::Ordering::SeqCst);
+        }
     }
 }
 
