@@ -20,8 +20,23 @@
 //! already ready runs first; IO that is not ready yet does not hold the clock back.
 //!
 //! `holds` counts what holds auto-advance back from outside the scheduler: `block_on` threads
-//! that are awake (`AutoAdvanceHold` in the facade). When it drops to zero while paused, shard 0
-//! is unparked so that an idle worker re-decides.
+//! that are awake (`Held` in the facade's `paused.rs`). When it drops to zero while paused, shard 0
+//! is unparked so that an idle worker re-decides. The blocking pool does the same when it goes
+//! quiet (the facade's hook).
+//!
+//! The order of the checks. A unit of work moves between the places that are checked: from a
+//! worker to a `block_on` thread (a wake) and back (a spawn), from a worker to the blocking pool
+//! and back (its result wakes a task). The decision reads the outside holders, the pool, the
+//! scheduler (queues before the unparked count: a task leaves a queue only into an unparked
+//! worker), the pool and the holders again, each with SeqCst or a lock, so whichever way a
+//! unit moves while the checks run, one of the reads sees it. No decision is made without a
+//! pending timer: there would be nothing to jump to, and taking the shards would only wake
+//! their owners.
+//!
+//! Ticks. The wheel counts 4.096 µs ticks, and `advance(1s)` stops on an instant that is rarely
+//! a tick's edge. Paused, `process` therefore fires the tick the clock stands in, and a sleep
+//! fired that way before its own deadline moves the paused clock on to it: nobody sees a sleep
+//! end before its deadline on the clock they read.
 
 use std::time::Duration;
 
