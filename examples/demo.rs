@@ -5,11 +5,12 @@
 //! Run: `cargo run --release --example demo [CONNECTIONS] [SECONDS]` (defaults: 50 connections,
 //! 3 seconds). Each connection sends a 64-byte message, waits for the echo, and repeats.
 
+use rt::time::Instant;
 use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rt::net::{TcpListener, TcpStream};
 

@@ -81,7 +81,7 @@ impl Driver {
             })
         };
         let time = TimeDriver::new(&parts[0].registry, TIMER_TOKEN, unpark)?;
-        let handle = Handle::new(Reactor::new(parts.into_boxed_slice(), time));
+        let handle = Handle::new(Reactor::new(parts.into_boxed_slice(), time, !own_thread));
         let mut cores = polls.into_iter().map(reactor::Core::new);
         let thread = if own_thread {
             let handle = handle.clone();

@@ -59,6 +59,14 @@ pub(crate) struct Reactor {
     /// Test seam: replaces `getaddrinfo` for this reactor's lookups.
     #[cfg(feature = "test-hooks")]
     resolver: Mutex<Option<crate::net::TestResolver>>,
+    /// The runtime's workers drive the shards (`Driver::start_on_workers`): paused time is
+    /// possible (see `time/clock.rs`).
+    pub(crate) on_workers: bool,
+    /// A thread is deciding whether to auto-advance the paused clock and takes every shard
+    /// for it: blocking turns give way (`WorkerDriver::try_drive_idle`).
+    pub(crate) advancing: rt_core::sync::AtomicBool,
+    /// One auto-advance decision at a time.
+    pub(crate) advance_lock: Mutex<()>,
 }
 
 /// Reactor ids; an id source outside every protocol (`rt_core::sync::unmodelled`).
@@ -148,6 +156,53 @@ impl Handle {
     /// The timers that share this reactor's thread.
     pub(crate) fn time(&self) -> &TimeDriver {
         &self.inner.time
+    }
+
+    /// Whether the runtime's workers drive this reactor's shards (no `rt-io` thread).
+    pub(crate) fn workers_drive(&self) -> bool {
+        self.inner.on_workers
+    }
+
+    /// Holds auto-advance of the paused clock back until [`Handle::allow_auto_advance`]: the
+    /// facade holds it while a `block_on` thread is awake (tokio's name). Cheap when the clock
+    /// was never paused: one atomic add.
+    #[doc(hidden)]
+    pub fn inhibit_auto_advance(&self) {
+        self.inner.time.handle().clock().hold();
+    }
+
+    /// Undoes one [`Handle::inhibit_auto_advance`]; the last one, while paused, has an idle
+    /// worker decide again (it unparks shard 0).
+    #[doc(hidden)]
+    pub fn allow_auto_advance(&self) {
+        if self.inner.time.handle().clock().release() {
+            let _ = self.inner.shards[0].waker.wake();
+        }
+    }
+
+    /// While the clock is paused: has an idle worker decide on auto-advance again (unparks
+    /// shard 0). Something that held it back outside the scheduler is gone (the blocking pool
+    /// went quiet).
+    #[doc(hidden)]
+    pub fn poke_auto_advance(&self) {
+        if self.inner.time.is_paused() {
+            let _ = self.inner.shards[0].waker.wake();
+        }
+    }
+
+    /// Pauses this reactor's clock (`Builder::start_paused`); see `rt::time::pause`.
+    ///
+    /// # Panics
+    /// When already paused, or when the reactor runs on its own thread.
+    #[doc(hidden)]
+    #[track_caller]
+    pub fn pause_clock(&self) {
+        assert!(
+            self.workers_drive(),
+            "start_paused(true) needs the default reactor that the workers drive: it cannot be \
+             combined with reactor_thread(true)"
+        );
+        self.inner.time.handle().pause();
     }
 
     /// Whether the reactor still delivers events.
@@ -304,7 +359,7 @@ impl fmt::Debug for Handle {
 }
 
 impl Reactor {
-    pub(crate) fn new(shards: Box<[Shard]>, time: TimeDriver) -> Reactor {
+    pub(crate) fn new(shards: Box<[Shard]>, time: TimeDriver, on_workers: bool) -> Reactor {
         Reactor {
             id: NEXT_REACTOR_ID.fetch_add(1, unmodelled::Ordering::Relaxed),
             shards,
@@ -317,6 +372,9 @@ impl Reactor {
             blocking: Mutex::new(None),
             #[cfg(feature = "test-hooks")]
             resolver: Mutex::new(None),
+            on_workers,
+            advancing: rt_core::sync::AtomicBool::new(false),
+            advance_lock: Mutex::new(()),
         }
     }
 }

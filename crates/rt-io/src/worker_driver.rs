@@ -69,6 +69,14 @@ impl WorkerDriver {
             return false;
         }
         let reactor = &handle.inner;
+        if timeout != Some(Duration::ZERO)
+            && reactor.time.is_paused()
+            && reactor.advancing.load(Ordering::SeqCst)
+        {
+            // Another thread is taking every shard to decide on auto-advance: give way rather
+            // than block in this one (the caller parks briefly and comes back).
+            return false;
+        }
         let shard_ref = &reactor.shards[shard];
         let Ok(mut guard) = shard_ref.core.try_lock() else {
             return false;
@@ -97,6 +105,99 @@ impl WorkerDriver {
             reactor::stop(handle, true);
         }
         true
+    }
+
+    /// [`WorkerDriver::try_drive`] for a thread that is about to block because it has nothing
+    /// to do, with auto-advance of the paused clock (`time/clock.rs`): `idle` says whether the
+    /// whole scheduler is idle — every thread parked, nothing queued, no wake-up on its way, no
+    /// blocking closure running. When the clock is paused and `idle()` holds, this thread takes
+    /// every shard (a thread blocked in one is unparked and gives way, see `try_drive`), polls
+    /// each without waiting so that ready IO runs first (tokio's rule), asks `idle()` again —
+    /// now that no turn runs anywhere, nothing the scheduler does can be in flight unseen — and
+    /// only then moves the clock to the next timer and fires it. Returns `true` if it did
+    /// that, or if the polls woke something; otherwise it is `try_drive`.
+    ///
+    /// When the clock is not paused this is `try_drive` plus one relaxed load.
+    pub fn try_drive_idle(
+        &self,
+        shard: usize,
+        timeout: Option<Duration>,
+        unless: &dyn Fn() -> bool,
+        idle: &dyn Fn() -> bool,
+    ) -> bool {
+        let reactor = &self.handle.inner;
+        if timeout != Some(Duration::ZERO)
+            && reactor.time.is_paused()
+            && self.try_auto_advance(unless, idle)
+        {
+            return true;
+        }
+        self.try_drive(shard, timeout, unless)
+    }
+
+    /// The decision of [`WorkerDriver::try_drive_idle`]. Returns whether it drove (jumped, or
+    /// the polls woke work).
+    fn try_auto_advance(&self, unless: &dyn Fn() -> bool, idle: &dyn Fn() -> bool) -> bool {
+        let handle = &self.handle;
+        let reactor = &handle.inner;
+        // The outside holders (awake `block_on` threads) before and after the scheduler: a
+        // task's wake can move from a worker to a `block_on` thread and a spawn back, so one of
+        // the two reads sees it whichever way it goes.
+        let clock = reactor.time.handle();
+        let quiet = || clock.clock().unheld() && !unless() && idle() && clock.clock().unheld();
+        // No timer: nothing to jump to, and taking the shards would only wake their owners,
+        // each of which would then decide the same (a busy loop in a paused, idle runtime).
+        if !reactor.time.has_timers() || !quiet() {
+            return false;
+        }
+        let Ok(_one_at_a_time) = reactor.advance_lock.try_lock() else {
+            return false;
+        };
+        reactor.advancing.store(true, Ordering::SeqCst);
+        struct Clear<'a>(&'a rt_core::sync::AtomicBool);
+        impl Drop for Clear<'_> {
+            fn drop(&mut self) {
+                self.0.store(false, Ordering::SeqCst);
+            }
+        }
+        let _clear = Clear(&reactor.advancing);
+        let mut cores = Vec::with_capacity(reactor.shards.len());
+        for shard in reactor.shards.iter() {
+            loop {
+                if !handle.is_running() {
+                    return false;
+                }
+                if let Ok(core) = shard.core.try_lock() {
+                    cores.push(core);
+                    break;
+                }
+                if !quiet() {
+                    return false;
+                }
+                // Its owner is blocked in it (or takes a short turn): wake it; it gives way.
+                let _ = shard.waker.wake();
+                rt_core::sync::thread::yield_now();
+            }
+        }
+        // tokio's rule: IO that is ready runs before the clock jumps.
+        for (k, core) in cores.iter_mut().enumerate() {
+            let Some(core) = core.as_mut() else {
+                return false;
+            };
+            reactor.shards[k].turns.fetch_add(1, Ordering::Relaxed);
+            let zero = Some(Duration::ZERO);
+            if catch_unwind(AssertUnwindSafe(|| reactor::turn(handle, core, zero))).is_err() {
+                drop(cores);
+                reactor::stop(handle, true);
+                return false;
+            }
+        }
+        // Every shard is held: no turn runs anywhere, so what the polls and turns woke is in
+        // the scheduler's queues (or holds it back) by now.
+        if !quiet() {
+            return true;
+        }
+        rt_core::batch::batch(|| reactor.time.auto_advance())
     }
 
     /// Interrupts the thread inside [`WorkerDriver::try_drive`] of `shard`; a wake-up sent

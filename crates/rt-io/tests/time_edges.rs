@@ -3,9 +3,10 @@
 
 mod time_support;
 
+use rt::time::Instant;
 use std::future::{pending, poll_fn, Future};
 use std::task::Poll;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rt::time::{sleep, sleep_until, timeout};
 use time_support::{poll_with, CountingWaker};

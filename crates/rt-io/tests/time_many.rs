@@ -3,7 +3,8 @@
 
 mod time_support;
 
-use std::time::{Duration, Instant};
+use rt::time::Instant;
+use std::time::Duration;
 
 use rt::time::sleep;
 

@@ -3,10 +3,11 @@
 
 mod time_support;
 
+use rt::time::Instant;
 use std::future::{pending, poll_fn, ready};
 use std::io::{self, ErrorKind};
 use std::pin::Pin;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rt::io::AsyncRead;
 use rt::time::{error::Elapsed, sleep, timeout, timeout_at};

@@ -8,9 +8,11 @@
 //! | `worker_threads` | an integer literal, at least 1         | the builder's own                          |
 //! | `crate`          | a path in a string literal (`"my_rt"`) | `::rt`                                     |
 //! | `unhandled_panic`| `"ignore"` or `"shutdown_runtime"`     | `ignore` (the builder's own)               |
+//! | `start_paused`   | `true` or `false`                      | `false` (the builder's own)                |
 //!
 //! `worker_threads` is only accepted with the `multi_thread` flavor, whether that flavor was named or is the
-//! default. Every option may be given once. All problems found are reported together, each spanned on the
+//! default. `start_paused` is accepted with both flavours (tokio takes it with `current_thread` only: rt's
+//! paused clock works on both). Every option may be given once. All problems found are reported together, each spanned on the
 //! token at fault.
 
 use std::fmt;
@@ -67,6 +69,8 @@ pub(crate) struct Config {
     pub(crate) crate_path: syn::Path,
     /// `Some("Ignore" | "ShutdownRuntime")`, the `UnhandledPanic` variant, only when the attribute names it.
     pub(crate) unhandled_panic: Option<&'static str>,
+    /// `Some(b)` only when the attribute names `start_paused = b`.
+    pub(crate) start_paused: Option<bool>,
 }
 
 impl fmt::Debug for Config {
@@ -76,6 +80,7 @@ impl fmt::Debug for Config {
             .field("worker_threads", &self.worker_threads)
             .field("crate_path", &path_text(&self.crate_path))
             .field("unhandled_panic", &self.unhandled_panic)
+            .field("start_paused", &self.start_paused)
             .finish()
     }
 }
@@ -100,6 +105,7 @@ struct Options {
     worker_threads: Option<(usize, Meta)>,
     crate_path: Option<syn::Path>,
     unhandled_panic: Option<&'static str>,
+    start_paused: Option<bool>,
 }
 
 impl Options {
@@ -151,6 +157,21 @@ impl Options {
                 };
                 set_once(&mut self.unhandled_panic, variant, meta)
             }
+            "start_paused" => {
+                let value = name_value(kind, meta, "start_paused = true")?;
+                match &value.value {
+                    Expr::Lit(ExprLit {
+                        lit: Lit::Bool(b), ..
+                    }) => set_once(&mut self.start_paused, b.value, meta),
+                    other => {
+                        let msg = format!(
+                            "the value of `start_paused` must be `true` or `false`: `{}`",
+                            kind.attribute("start_paused = true")
+                        );
+                        Err(syn::Error::new_spanned(other, msg))
+                    }
+                }
+            }
             "crate" => {
                 let lit = string_value(kind, meta, "crate = \"my_rt\"")?;
                 let path = lit.parse::<syn::Path>().map_err(|_| {
@@ -166,7 +187,7 @@ impl Options {
                         kind.attribute(&format!("flavor = \"{}\"", flavor.name()))
                     ),
                     _ => format!(
-                        "unknown option `{name}`: expected `flavor`, `worker_threads`, `unhandled_panic` or `crate`"
+                        "unknown option `{name}`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused` or `crate`"
                     ),
                 };
                 Err(syn::Error::new_spanned(meta.path(), msg))
@@ -193,6 +214,7 @@ impl Options {
             worker_threads,
             crate_path: self.crate_path.unwrap_or_else(default_crate_path),
             unhandled_panic: self.unhandled_panic,
+            start_paused: self.start_paused,
         })
     }
 }
@@ -373,15 +395,15 @@ mod tests {
     fn unknown_option_is_named() {
         assert_eq!(
             main_error(quote!(foo = 1)),
-            "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic` or `crate`"
+            "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused` or `crate`"
         );
         assert_eq!(
             main_error(quote!(foo)),
-            "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic` or `crate`"
+            "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused` or `crate`"
         );
         assert_eq!(
             main_error(quote!(a::flavor = "multi_thread")),
-            "unknown option `a::flavor`: expected `flavor`, `worker_threads`, `unhandled_panic` or `crate`"
+            "unknown option `a::flavor`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused` or `crate`"
         );
     }
 
@@ -500,7 +522,7 @@ mod tests {
         assert_eq!(
             messages,
             [
-                "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic` or `crate`",
+                "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused` or `crate`",
                 "unknown runtime flavor `x`: expected `current_thread` or `multi_thread`",
                 "`worker_threads` must be at least 1",
             ]

@@ -152,6 +152,9 @@ fn generate(kind: EntryKind, function: ItemFn, config: &Config) -> TokenStream {
         let variant = Ident::new(variant, Span::call_site());
         quote!(.unhandled_panic(#crate_path::UnhandledPanic::#variant))
     });
+    let start_paused = config
+        .start_paused
+        .map(|paused| quote!(.start_paused(#paused)));
     let test_attr = (kind == EntryKind::Test).then(|| quote!(#[::core::prelude::v1::test]));
     rewrap(function, test_attr, |body, end| {
         let runtime = Ident::new("runtime", end);
@@ -161,6 +164,7 @@ fn generate(kind: EntryKind, function: ItemFn, config: &Config) -> TokenStream {
             let #runtime = #crate_path::Builder::#constructor()
                 #worker_threads
                 #unhandled_panic
+                #start_paused
                 .build()
                 .expect("failed to build the rt runtime");
             #run
@@ -289,6 +293,18 @@ mod tests {
             }
         });
         assert_eq!(text, expected);
+    }
+
+    #[test]
+    fn start_paused_reaches_the_builder() {
+        let text = expand_text(
+            EntryKind::Test,
+            quote!(flavor = "multi_thread", start_paused = true),
+            quote!(
+                async fn t() {}
+            ),
+        );
+        assert!(text.contains(". start_paused (true) . build ()"), "{text}");
     }
 
     #[test]
@@ -474,7 +490,7 @@ mod tests {
             [
                 "the `async` keyword is missing from the function declaration",
                 "the main function cannot accept arguments",
-                "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic` or `crate`",
+                "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused` or `crate`",
             ]
         );
     }

@@ -47,6 +47,8 @@ struct Inner {
     /// Signalled when a thread exits (for shutdown with a timeout).
     exited: Condvar,
     config: Config,
+    /// Called when the pool becomes quiet (see [`Spawner::set_on_quiet`]).
+    on_quiet: std::sync::OnceLock<Arc<dyn Fn() + Send + Sync>>,
 }
 
 /// Spawns blocking work onto the pool; cheap to clone.
@@ -105,6 +107,7 @@ impl BlockingPool {
                     work: Condvar::new(),
                     exited: Condvar::new(),
                     config,
+                    on_quiet: std::sync::OnceLock::new(),
                 }),
             },
         }
@@ -230,6 +233,11 @@ impl Spawner {
                 break;
             }
             s.idle += 1;
+            if s.idle == s.threads && s.queue.is_empty() {
+                if let Some(hook) = inner.on_quiet.get() {
+                    hook();
+                }
+            }
             let deadline = Instant::now() + keep_alive;
             loop {
                 let now = Instant::now();
@@ -262,6 +270,27 @@ impl Spawner {
         s.alive -= 1;
         drop(s);
         self.inner.exited.notify_all();
+    }
+
+    /// Whether no closure is queued or running (every thread idle). A paused clock does not
+    /// auto-advance while the pool is busy: the closure's result may be what a task waits for.
+    /// A thread counts as busy until it has delivered its closure's result (woken the
+    /// `JoinHandle`).
+    pub fn is_quiet(&self) -> bool {
+        let s = self.inner.state.lock().unwrap();
+        s.queue.is_empty() && s.idle == s.threads
+    }
+
+    /// Sets what to call when the pool becomes quiet ([`Spawner::is_quiet`]); called under the
+    /// pool's lock, so it must only signal (the facade unparks a reactor shard). Set once; a
+    /// second call is ignored.
+    pub fn set_on_quiet(&self, hook: Arc<dyn Fn() + Send + Sync>) {
+        let _ = self.inner.on_quiet.set(hook);
+    }
+
+    /// Threads alive in the pool now.
+    pub fn num_threads(&self) -> usize {
+        self.inner.state.lock().unwrap().threads
     }
 }
 

@@ -199,7 +199,7 @@ impl CurrentThread {
             let has_work = || main.woken.load(Ordering::SeqCst) || shared.queue.has_work();
             let nothing = !has_work();
             // Checked again once this thread holds the driver (see `IoDriver::try_drive`).
-            let drove = nothing && d.try_drive(0, None, &has_work);
+            let drove = nothing && d.try_drive_idle(0, None, &has_work, &|| !has_work());
             shared.on_driver.store(false, Ordering::SeqCst);
             if drove || !nothing {
                 return;

@@ -150,6 +150,11 @@ impl Idle {
         Counts(self.state.load(SeqCst))
     }
 
+    /// Workers not parked now (a SeqCst load; for auto-advance's "all idle" check).
+    pub(crate) fn num_unparked(&self) -> usize {
+        self.counts().num_unparked()
+    }
+
     /// Rule 1: called after a task was queued.
     #[inline]
     #[must_use]

@@ -75,6 +75,22 @@ pub trait IoDriver: Send + Sync + 'static {
         unless: &dyn Fn() -> bool,
     ) -> bool;
 
+    /// [`IoDriver::try_drive`] for a thread that blocks because it has nothing to do. `idle`
+    /// says whether the whole scheduler is idle: every thread parked, nothing queued, no wake-up
+    /// on its way. A driver whose clock is paused may then, instead of blocking, move the clock
+    /// to its next timer (auto-advance; rt-io's `time/clock.rs`), and returns `true` as after
+    /// a turn. The default is `try_drive`.
+    fn try_drive_idle(
+        &self,
+        shard: usize,
+        timeout: Option<std::time::Duration>,
+        unless: &dyn Fn() -> bool,
+        idle: &dyn Fn() -> bool,
+    ) -> bool {
+        let _ = idle;
+        self.try_drive(shard, timeout, unless)
+    }
+
     /// Interrupts the thread inside `try_drive` of `shard`; a wake-up sent while nobody drives
     /// it makes the next `try_drive` of it return at once.
     fn unpark(&self, shard: usize);

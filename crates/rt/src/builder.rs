@@ -37,6 +37,7 @@ pub struct Builder {
     frame_pool: bool,
     reactor_thread: bool,
     unhandled_panic: crate::UnhandledPanic,
+    start_paused: bool,
 }
 
 impl std::fmt::Debug for Builder {
@@ -54,6 +55,7 @@ impl std::fmt::Debug for Builder {
             .field("frame_pool", &self.frame_pool)
             .field("reactor_thread", &self.reactor_thread)
             .field("unhandled_panic", &self.unhandled_panic)
+            .field("start_paused", &self.start_paused)
             .finish_non_exhaustive()
     }
 }
@@ -61,7 +63,7 @@ impl std::fmt::Debug for Builder {
 /// The scheduler's way to the reactor's shards when the workers drive IO (the default; see
 /// [`Builder::reactor_thread`]): `rt_sched::IoDriver`, implemented with rt-io's
 /// scheduler-facing [`rt_io::WorkerDriver`].
-struct WorkerDrivenIo(rt_io::WorkerDriver);
+struct WorkerDrivenIo(rt_io::WorkerDriver, blocking::Spawner);
 
 impl rt_sched::IoDriver for WorkerDrivenIo {
     fn shards(&self) -> usize {
@@ -79,6 +81,21 @@ impl rt_sched::IoDriver for WorkerDrivenIo {
         unless: &dyn Fn() -> bool,
     ) -> bool {
         self.0.try_drive(shard, timeout, unless)
+    }
+
+    fn try_drive_idle(
+        &self,
+        shard: usize,
+        timeout: Option<Duration>,
+        unless: &dyn Fn() -> bool,
+        idle: &dyn Fn() -> bool,
+    ) -> bool {
+        // The blocking pool is checked before and after the scheduler: a closure's result moves
+        // from the pool into the scheduler, and a spawn_blocking from the scheduler into the
+        // pool, so one of the two reads sees it (see rt-io's `time/clock.rs`).
+        let pool = &self.1;
+        let all_idle = || pool.is_quiet() && idle() && pool.is_quiet();
+        self.0.try_drive_idle(shard, timeout, unless, &all_idle)
     }
 
     fn unpark(&self, shard: usize) {
@@ -124,6 +141,7 @@ impl Builder {
             frame_pool: true,
             reactor_thread: false,
             unhandled_panic: crate::UnhandledPanic::Ignore,
+            start_paused: false,
         }
     }
 
@@ -275,6 +293,31 @@ impl Builder {
         self
     }
 
+    /// Starts the runtime with its clock paused (default `false`), as if the first thing it
+    /// ran were [`rt::time::pause()`](crate::time::pause): time then moves only by
+    /// [`rt::time::advance`](crate::time::advance) and auto-advance (when nothing in the
+    /// runtime can make progress, the clock jumps to the next timer). For tests.
+    ///
+    /// Works on both flavours: tokio allows it on the current-thread runtime only, rt's
+    /// auto-advance also knows when every worker of a multi-thread runtime is idle.
+    ///
+    /// # Panics
+    /// `build` panics when this is combined with [`Builder::reactor_thread`]`(true)`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let rt = rt::Builder::new_multi_thread().worker_threads(2).start_paused(true).build()?;
+    /// rt.block_on(async {
+    ///     let r = rt::time::timeout(Duration::from_secs(3600), std::future::pending::<()>()).await;
+    ///     assert!(r.is_err()); // at once: nothing else could happen, so the clock jumped
+    /// });
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn start_paused(&mut self, paused: bool) -> &mut Builder {
+        self.start_paused = paused;
+        self
+    }
+
     /// Does nothing: IO and timers are always enabled. For tokio compatibility.
     pub fn enable_all(&mut self) -> &mut Builder {
         self
@@ -303,10 +346,6 @@ impl Builder {
             // One reactor shard per worker (see `rt_io::Driver::start_on_workers`).
             rt_io::Driver::start_on_workers(workers)?
         };
-        // `None` with a dedicated `rt-io` thread: then the scheduler never touches the reactor.
-        let io_driver: Option<Arc<dyn rt_sched::IoDriver>> = io
-            .worker_driver()
-            .map(|d| Arc::new(WorkerDrivenIo(d)) as Arc<dyn rt_sched::IoDriver>);
         // The hooks need the handle, which needs the schedulers: tie the knot through a cell
         // that is filled before any runtime thread starts. It holds a `Weak`: the blocking pool
         // keeps its hook for good, and a strong handle there would be a reference cycle.
@@ -348,6 +387,18 @@ impl Builder {
             // Detached: the job reports to its caller itself.
             drop(spawner.spawn_blocking(job));
         }));
+        if self.start_paused {
+            io.handle().pause_clock();
+        }
+        // `None` with a dedicated `rt-io` thread: then the scheduler never touches the reactor.
+        let io_driver: Option<Arc<dyn rt_sched::IoDriver>> = io.worker_driver().map(|d| {
+            // A pool that goes quiet may be what held auto-advance back: have an idle worker
+            // decide again.
+            let io = io.handle();
+            pool.spawner()
+                .set_on_quiet(Arc::new(move || io.poke_auto_advance()));
+            Arc::new(WorkerDrivenIo(d, pool.spawner().clone())) as Arc<dyn rt_sched::IoDriver>
+        });
         let panic = (self.unhandled_panic == crate::UnhandledPanic::ShutdownRuntime)
             .then(|| Arc::new(crate::unhandled::PanicState::default()));
         let panic_hook = panic

@@ -21,6 +21,7 @@ mod flavor;
 pub mod fs;
 mod handle;
 mod macros;
+mod paused;
 pub mod process;
 pub mod runtime;
 pub mod signal;

@@ -61,6 +61,7 @@ use std::time::{Duration, Instant};
 
 use rt_core::sync::{Arc, AtomicBool, Mutex, MutexGuard, Ordering};
 
+use super::clock::Clock;
 use super::entry::Entry;
 use super::timerfd::TimerFd;
 use super::wheel::{Key, Wheel};
@@ -101,6 +102,10 @@ struct Timers {
     use_timerfd: AtomicBool,
     /// Wakes shard 0's `poll` (fallback mode only).
     unpark: std::sync::Arc<dyn Fn() + Send + Sync>,
+    /// "Now" for every timer of this reactor: std's clock, or the paused one
+    /// (`clock.rs`). While paused the timerfd is never armed: the clock moves only by
+    /// `advance` and auto-advance, which fire what they pass themselves.
+    clock: Clock,
 }
 
 struct Locked {
@@ -169,6 +174,7 @@ impl TimeDriver {
                     use_timerfd: AtomicBool::new(timerfd.is_some()),
                     timerfd,
                     unpark,
+                    clock: Clock::new(),
                 }),
             },
         })
@@ -183,7 +189,7 @@ impl TimeDriver {
     /// timerfd will wake shard 0, or when no timer is pending.
     pub(crate) fn next_timeout(&self) -> Option<Duration> {
         let inner = &*self.handle.inner;
-        if inner.use_timerfd.load(Ordering::Acquire) {
+        if inner.use_timerfd.load(Ordering::Acquire) || inner.clock.is_paused() {
             return None;
         }
         let mut locked = inner.lock();
@@ -192,7 +198,7 @@ impl TimeDriver {
         next.map(|tick| {
             inner
                 .instant_of(tick)
-                .saturating_duration_since(Instant::now())
+                .saturating_duration_since(inner.clock.now())
         })
     }
 
@@ -204,8 +210,17 @@ impl TimeDriver {
         let mut spun = Duration::ZERO;
         let mut due: Vec<Arc<Entry>> = Vec::new();
         'wake: loop {
-            let now_instant = Instant::now();
-            let now = inner.tick_floor(now_instant);
+            let now_instant = inner.clock.now();
+            // Paused, the clock stands on exact instants (`advance` by whole seconds) that
+            // rarely fall on a tick: fire the tick it stands in, so that a timer due at exactly
+            // that instant fires. One in the same tick but later than the clock fires up to a
+            // tick early; its `Sleep` then moves the paused clock on to its deadline (never
+            // early on the clock it reads).
+            let now = if inner.clock.is_paused() {
+                inner.tick_ceil(now_instant)
+            } else {
+                inner.tick_floor(now_instant)
+            };
             loop {
                 let (more, spin_to) = {
                     let mut locked = inner.lock();
@@ -243,7 +258,11 @@ impl TimeDriver {
                             let at = inner.instant_of(next);
                             let wait = at.saturating_duration_since(now_instant);
                             // Woken early on purpose: spin the rest rather than sleep again.
-                            if fired && next > now && wait <= locked.lead && spun + wait <= MAX_LEAD
+                            if fired
+                                && next > now
+                                && wait <= locked.lead
+                                && spun + wait <= MAX_LEAD
+                                && !inner.clock.is_paused()
                             {
                                 spin_to = Some(at);
                             } else if locked.armed != Some(next) {
@@ -258,7 +277,7 @@ impl TimeDriver {
                 }
                 if let Some(at) = spin_to {
                     let from = Instant::now();
-                    while Instant::now() < at {
+                    while inner.clock.now() < at {
                         std::hint::spin_loop();
                     }
                     spun += from.elapsed();
@@ -269,6 +288,31 @@ impl TimeDriver {
                 }
             }
         }
+    }
+
+    /// Auto-advance (see `clock.rs`): moves the paused clock to the wheel's next deadline and
+    /// fires what is due. Returns `false` when there is no timer to jump to (or the clock is
+    /// not paused). Called by the thread that decided that nothing can make progress, inside
+    /// `rt_core::batch::batch`.
+    pub(crate) fn auto_advance(&self) -> bool {
+        let inner = &*self.handle.inner;
+        let next = inner.lock().wheel.next_deadline();
+        let Some(tick) = next else { return false };
+        if !inner.clock.advance_to(inner.instant_of(tick)) {
+            return false;
+        }
+        self.process();
+        true
+    }
+
+    /// Whether any timer is pending.
+    pub(crate) fn has_timers(&self) -> bool {
+        self.handle.inner.lock().wheel.len() > 0
+    }
+
+    /// Whether the clock is paused (a relaxed load).
+    pub(crate) fn is_paused(&self) -> bool {
+        self.handle.inner.clock.is_paused()
     }
 
     /// Fires every pending timer with the shutdown mark; timers registered later panic when
@@ -295,6 +339,74 @@ impl TimeHandle {
     #[track_caller]
     pub(crate) fn current() -> TimeHandle {
         crate::Handle::current().time().handle()
+    }
+
+    /// The clock of these timers.
+    pub(crate) fn clock(&self) -> &Clock {
+        &self.inner.clock
+    }
+
+    /// Now, on these timers' clock.
+    pub(crate) fn now(&self) -> Instant {
+        self.inner.clock.now()
+    }
+
+    /// Pauses the clock and disarms the reactor's timer wake-up (see `clock.rs`).
+    ///
+    /// # Panics
+    /// When already paused.
+    #[track_caller]
+    pub(crate) fn pause(&self) {
+        let inner = &*self.inner;
+        let mut locked = inner.lock();
+        inner.clock.pause();
+        // No real-time wake-up while paused; an expiration already on its way is drained by
+        // the next `process`.
+        locked.armed = None;
+        locked.expires = None;
+        locked.unread = inner.use_timerfd.load(Ordering::Relaxed);
+    }
+
+    /// Lets the clock run again and plans the reactor's wake-up for the next timer.
+    ///
+    /// # Panics
+    /// When not paused.
+    #[track_caller]
+    pub(crate) fn resume(&self) {
+        let inner = &*self.inner;
+        let unpark = {
+            let mut locked = inner.lock();
+            inner.clock.resume();
+            locked.armed = None;
+            match locked.wheel.next_deadline() {
+                Some(next) => inner.arm(&mut locked, next),
+                None => false,
+            }
+        };
+        if unpark {
+            (inner.unpark)();
+        }
+    }
+
+    /// `advance`: moves the paused clock to `target`, firing the timers it passes in deadline
+    /// order, each with the clock at its deadline.
+    pub(crate) fn advance_to(&self, target: Instant) {
+        let inner = &*self.inner;
+        let driver = TimeDriver {
+            handle: self.clone(),
+        };
+        loop {
+            let next = inner.lock().wheel.next_deadline();
+            match next.map(|tick| inner.instant_of(tick)) {
+                Some(at) if at <= target => {
+                    inner.clock.advance_to(at);
+                    rt_core::batch::batch(|| driver.process());
+                }
+                _ => break,
+            }
+        }
+        inner.clock.advance_to(target);
+        rt_core::batch::batch(|| driver.process());
     }
 
     /// Stores `entry` to fire at `deadline`.
@@ -345,12 +457,17 @@ impl Timers {
     /// unpark (returns `true`) so that the reactor recomputes its poll timeout.
     fn arm(&self, locked: &mut Locked, tick: u64) -> bool {
         locked.armed = Some(tick);
+        if self.clock.is_paused() {
+            // Paused: real time brings nothing due (see `clock.rs`).
+            locked.armed = None;
+            return false;
+        }
         if self.use_timerfd.load(Ordering::Relaxed) {
             let fd = self
                 .timerfd
                 .as_ref()
                 .expect("use_timerfd implies a timerfd");
-            let now = Instant::now();
+            let now = self.clock.now();
             let after = self
                 .instant_of(tick)
                 .saturating_duration_since(now)

@@ -5,10 +5,11 @@ use std::fmt;
 use std::future::{poll_fn, Future};
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::driver::TimeHandle;
 use super::sleep::{far_future, Sleep};
+use super::Instant;
 
 /// How late a tick may be before it counts as missed (tokio's tolerance).
 const MISSED_AFTER: Duration = Duration::from_millis(5);
@@ -20,7 +21,9 @@ const MISSED_AFTER: Duration = Duration::from_millis(5);
 /// If `period` is zero, or outside an rt runtime.
 #[track_caller]
 pub fn interval(period: Duration) -> Interval {
-    interval_at(Instant::now(), period)
+    let handle = TimeHandle::current();
+    let now = Instant::from_std(handle.now());
+    interval_in(handle, now, period)
 }
 
 /// An interval whose first tick completes at `start`, and then every `period`.
@@ -30,9 +33,14 @@ pub fn interval(period: Duration) -> Interval {
 /// If `period` is zero, or outside an rt runtime.
 #[track_caller]
 pub fn interval_at(start: Instant, period: Duration) -> Interval {
+    interval_in(TimeHandle::current(), start, period)
+}
+
+#[track_caller]
+fn interval_in(handle: TimeHandle, start: Instant, period: Duration) -> Interval {
     assert!(period > Duration::ZERO, "`period` must be non-zero.");
     Interval {
-        delay: Sleep::new_in(TimeHandle::current(), start),
+        delay: Sleep::new_in(handle, start),
         period,
         missed_tick_behavior: MissedTickBehavior::default(),
     }
@@ -108,12 +116,14 @@ impl Interval {
     pub fn poll_tick(&mut self, cx: &mut Context<'_>) -> Poll<Instant> {
         ready!(Pin::new(&mut self.delay).poll(cx));
         let timeout = self.delay.deadline();
-        let now = Instant::now();
+        let now = self.now();
         let next = if now.saturating_duration_since(timeout) > MISSED_AFTER {
             self.missed_tick_behavior
                 .next_timeout(timeout, now, self.period)
         } else {
-            timeout.checked_add(self.period).unwrap_or_else(far_future)
+            timeout
+                .checked_add(self.period)
+                .unwrap_or_else(|| far_future(self.delay.time_handle()))
         };
         self.delay.reset_lazy(next);
         Poll::Ready(timeout)
@@ -121,12 +131,17 @@ impl Interval {
 
     /// Restarts the schedule: the next tick is one period from now.
     pub fn reset(&mut self) {
-        self.reset_at(Instant::now() + self.period);
+        self.reset_at(self.now() + self.period);
     }
 
     /// Restarts the schedule: the next tick completes at once.
     pub fn reset_immediately(&mut self) {
-        self.reset_at(Instant::now());
+        self.reset_at(self.now());
+    }
+
+    /// Now, on the clock of this interval's runtime.
+    fn now(&self) -> Instant {
+        Instant::from_std(self.delay.time_handle().now())
     }
 
     /// Restarts the schedule: the next tick is at `deadline`, then every period.

@@ -13,13 +13,19 @@
 //!   at the next deadline: a `timerfd` (`timerfd.rs`) armed from whichever thread inserts the
 //!   earliest timer, so that timers fire microseconds, not a millisecond, late.
 //!
-//! [`Instant`] and [`Duration`] are std's, re-exported: an rt deadline is a `std::time::Instant`.
+//! - `clock.rs`: the clock every timer reads, std's or paused ([`pause`], [`advance`],
+//!   [`resume`], auto-advance); `instant.rs`: [`Instant`], whose `now()` follows it.
+//!
+//! [`Duration`] is std's, re-exported; [`Instant`] is rt's own (tokio's shape), a
+//! `std::time::Instant` underneath ([`Instant::from_std`], [`Instant::into_std`]).
 //!
 //! Architecture invariants:
-//! - A timer never completes before its deadline (`Instant::now() >= deadline` when it does).
+//! - A timer never completes before its deadline (`Instant::now() >= deadline` when it does,
+//!   on the runtime's clock, paused or not).
 //! - A dropped timer never fires: once `Sleep`'s drop returns, its waker is never called.
 //! - A sleep whose runtime shut down panics when polled (tokio's behaviour); see `driver.rs`.
 
+mod clock;
 pub(crate) mod driver;
 // Public under loom only, for `loom-tests/tests/timer.rs` (loom exception 5 in `rt_core::sync`).
 #[cfg(loom)]
@@ -28,13 +34,16 @@ pub mod entry;
 #[cfg(not(loom))]
 mod entry;
 pub mod error;
+mod instant;
 mod interval;
 mod sleep;
 mod timeout;
 mod timerfd;
 mod wheel;
 
+pub use clock::{advance, pause, resume, Advance};
+pub use instant::Instant;
 pub use interval::{interval, interval_at, Interval, MissedTickBehavior};
 pub use sleep::{sleep, sleep_until, Sleep};
-pub use std::time::{Duration, Instant};
+pub use std::time::Duration;
 pub use timeout::{timeout, timeout_at, Timeout};

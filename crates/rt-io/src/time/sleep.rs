@@ -4,7 +4,9 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll, Waker};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use super::Instant;
 
 use rt_core::sync::Arc;
 
@@ -33,10 +35,12 @@ use super::wheel::Key;
 /// # Cancel safety
 /// Cancel safe: dropping a `Sleep` just cancels the timer.
 pub fn sleep(duration: Duration) -> Sleep {
-    let deadline = Instant::now()
+    let handle = TimeHandle::current();
+    let now = Instant::from_std(handle.now());
+    let deadline = now
         .checked_add(duration)
-        .unwrap_or_else(far_future);
-    Sleep::new_in(TimeHandle::current(), deadline)
+        .unwrap_or_else(|| now + FAR_FUTURE);
+    Sleep::new_in(handle, deadline)
 }
 
 /// Waits until `deadline`. A deadline in the past completes at the first poll.
@@ -57,9 +61,9 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
 /// use it.
 pub(crate) const FAR_FUTURE: Duration = Duration::from_secs(86400 * 365 * 30);
 
-/// [`FAR_FUTURE`] from now: the deadline of a sleep that should never end.
-pub(crate) fn far_future() -> Instant {
-    Instant::now() + FAR_FUTURE
+/// [`FAR_FUTURE`] from now on `handle`'s clock: the deadline of a sleep that should never end.
+pub(crate) fn far_future(handle: &TimeHandle) -> Instant {
+    Instant::from_std(handle.now()) + FAR_FUTURE
 }
 
 /// Future returned by [`sleep`] and [`sleep_until`].
@@ -97,6 +101,11 @@ impl Sleep {
         }
     }
 
+    /// The time driver this sleep registers with.
+    pub(crate) fn time_handle(&self) -> &TimeHandle {
+        &self.handle
+    }
+
     /// The instant at which the sleep completes.
     pub fn deadline(&self) -> Instant {
         self.deadline
@@ -119,12 +128,12 @@ impl Sleep {
         let waker = this.deregister();
         this.deadline = deadline;
         let Some(waker) = waker else { return };
-        if Instant::now() >= deadline {
+        if self_now(&this.handle) >= deadline {
             waker.wake();
             return;
         }
         let entry = Arc::new(Entry::new(Some(waker)));
-        match this.handle.insert(deadline, entry.clone()) {
+        match this.handle.insert(deadline.into_std(), entry.clone()) {
             Insert::Registered(key) => this.state = State::Registered { entry, key },
             Insert::Due => wake_carried(&entry),
             // Stays idle: the next poll reports the shutdown.
@@ -159,12 +168,12 @@ impl Sleep {
         let fired = match &self.state {
             State::Elapsed => return Poll::Ready(()),
             State::Idle => {
-                if Instant::now() >= self.deadline {
+                if self_now(&self.handle) >= self.deadline {
                     self.state = State::Elapsed;
                     return Poll::Ready(());
                 }
                 let entry = Arc::new(Entry::new(Some(cx.waker().clone())));
-                match self.handle.insert(self.deadline, entry.clone()) {
+                match self.handle.insert(self.deadline.into_std(), entry.clone()) {
                     Insert::Registered(key) => {
                         self.state = State::Registered { entry, key };
                         return Poll::Pending;
@@ -183,11 +192,30 @@ impl Sleep {
             Fired::Elapsed => {
                 // Fired: the wheel no longer holds the entry, so it needs no removal.
                 self.state = State::Elapsed;
+                // Paused, a timer fires with the clock anywhere in its tick (see the time
+                // driver's `process`): the clock then moves on to the deadline, so that nobody
+                // sees the sleep end before it. Such a timer still in the wheel when the clock
+                // resumes may fire up to that tick early: wait out the rest (under 4.1 µs).
+                let clock = self.handle.clock();
+                if clock.was_paused() {
+                    let deadline = self.deadline.into_std();
+                    while clock.now() < deadline {
+                        if clock.advance_to(deadline) {
+                            break;
+                        }
+                        std::hint::spin_loop();
+                    }
+                }
                 Poll::Ready(())
             }
             Fired::Shutdown => panic!("{SHUTDOWN_PANIC}"),
         }
     }
+}
+
+/// Now on `handle`'s clock.
+fn self_now(handle: &TimeHandle) -> Instant {
+    Instant::from_std(handle.now())
 }
 
 /// The entry of a reset that could not be registered: hand its waker a wake-up now.

@@ -4,10 +4,11 @@ use std::fmt;
 use std::future::{Future, IntoFuture};
 use std::pin::Pin;
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::error::Elapsed;
 use super::sleep::{sleep, sleep_until, Sleep};
+use super::Instant;
 
 /// Runs `future` for at most `duration`: resolves to `Ok(output)` if it completes first, to
 /// `Err(Elapsed)` otherwise (and the future is dropped with the `Timeout`).

@@ -92,6 +92,9 @@ pub(crate) struct Shared {
     /// `exit_signal`.
     exited: Mutex<Box<[bool]>>,
     exit_signal: Condvar,
+    /// Parked workers whose driver turn woke tasks onto their own queues and that have not yet
+    /// left the sleepers list for them (see `all_idle`).
+    settling: rt_core::sync::AtomicUsize,
 }
 
 /// A handle to a multi-thread scheduler: spawns tasks, and is the `Schedule` of its tasks.
@@ -155,6 +158,7 @@ impl MultiThread {
             event_interval: config.event_interval,
             exited: Mutex::new(vec![false; n].into_boxed_slice()),
             exit_signal: Condvar::new(),
+            settling: rt_core::sync::AtomicUsize::new(0),
         });
         MultiThread {
             handle: Handle { shared },
@@ -387,6 +391,21 @@ impl Shared {
         self.io_driver
             .as_ref()
             .is_some_and(|d| d.shards() == self.stealers.len())
+    }
+
+    /// Whether nothing in the scheduler can make progress, for auto-advance of a paused clock
+    /// (`IoDriver::try_drive_idle`), asked by a parked worker. The checks follow a task's path
+    /// — queues, then the workers that take from them — so a task moving along it is seen at
+    /// one place or the other: a task popped from a queue was popped by an unparked worker,
+    /// which is still unparked or has parked again after running it (SeqCst throughout).
+    /// A task a parked worker's own driver turn woke into its LIFO slot (invisible to others)
+    /// is counted in `settling` during that turn; the driver asks only while it holds every
+    /// shard, so no such turn is under way unseen.
+    fn all_idle(&self) -> bool {
+        self.injector.is_empty()
+            && self.stealers.iter().all(|s| s.is_empty())
+            && self.settling.load(Ordering::SeqCst) == 0
+            && self.idle.num_unparked() == 0
     }
 
     /// Idle rule 4: the last searcher re-checks every queue before it sleeps.

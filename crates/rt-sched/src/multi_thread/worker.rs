@@ -74,6 +74,9 @@ pub(crate) struct WorkerContext {
     owns_shard: bool,
     /// Per shard: its turn count when this worker last looked (see `WATCH_INTERVAL`).
     seen_turns: Box<[Cell<u64>]>,
+    /// In `drive` (parked, turning the driver): 1; 2 once a wake put a task on this worker's
+    /// own queues and `Shared::settling` counts it; 0 otherwise.
+    parked_turn: Cell<u8>,
 }
 
 rt_core::sync::thread_local! {
@@ -124,6 +127,7 @@ pub(crate) fn run(handle: Handle, index: usize, local: Local<Notified<Handle>>, 
         shard,
         owns_shard,
         seen_turns: (0..shards).map(|_| Cell::new(0)).collect(),
+        parked_turn: Cell::new(0),
     };
     let prev = CURRENT_WORKER.with(|c| c.replace(&cx));
     let _reset = ResetCurrentWorker(prev);
@@ -156,6 +160,14 @@ impl WorkerContext {
     /// A spawn or wake from a task running on this worker.
     pub(crate) fn schedule_local(&self, task: Notified<Handle>, is_yield: bool) {
         self.counters().local_schedule();
+        if self.parked_turn.get() == 1 {
+            // Parked, and our driver turn woke this task: hold auto-advance back until we
+            // leave the sleepers list for it (`Shared::all_idle`).
+            self.parked_turn.set(2);
+            self.shared()
+                .settling
+                .fetch_add(1, rt_core::sync::Ordering::SeqCst);
+        }
         if is_yield {
             self.local.push(task);
         } else if let Some(prev) = self.lifo.replace(Some(task)) {
@@ -353,6 +365,7 @@ impl WorkerContext {
     /// Parks in the IO driver (this worker's shard) instead of on the parker, if no other
     /// thread drives it, for at most `until_trim` (`None`: no limit).
     fn park_in_driver(&self, driver: &dyn crate::IoDriver, until_trim: Option<Duration>) -> Drove {
+        let _settling = Settling::enter(self);
         let shared = self.shared();
         // Publish before the re-check; `Shared::unpark_worker` reads it after taking us off the
         // sleepers list, so a notify is never lost between the check and the block.
@@ -369,7 +382,9 @@ impl WorkerContext {
         // Checked again once we hold the shard: a notify whose unpark another thread's turn
         // of this shard took before we got it would otherwise leave us blocked.
         let notified = || !shared.idle.is_parked(self.index);
-        let mut drove = driver.try_drive(self.shard, timeout, &notified);
+        // For auto-advance of a paused clock: nothing anywhere can make progress.
+        let all_idle = || self.lifo_is_empty() && self.local.is_empty() && shared.all_idle();
+        let mut drove = driver.try_drive_idle(self.shard, timeout, &notified, &all_idle);
         let mut tries = 0;
         while !drove && self.owns_shard && tries < OWN_SHARD_TRIES && driver.is_running() {
             // Our own shard: another worker is polling it without blocking (`watch_others`)
@@ -482,6 +497,30 @@ fn countdown(left: &Cell<u32>, interval: u32) -> bool {
     } else {
         left.set(n);
         false
+    }
+}
+
+/// Marks a worker as parked and turning its driver (`WorkerContext::parked_turn`) for the
+/// length of `park_in_driver`; undoes `Shared::settling`'s count if a wake put work on its queues.
+struct Settling<'a>(&'a WorkerContext);
+
+impl<'a> Settling<'a> {
+    fn enter(cx: &'a WorkerContext) -> Settling<'a> {
+        cx.parked_turn.set(1);
+        Settling(cx)
+    }
+}
+
+impl Drop for Settling<'_> {
+    fn drop(&mut self) {
+        if self.0.parked_turn.replace(0) == 2 {
+            // Work reached our queues, so we have left the sleepers list by now (for it, or
+            // for a notify): the unparked count holds auto-advance back from here on.
+            self.0
+                .shared()
+                .settling
+                .fetch_sub(1, rt_core::sync::Ordering::SeqCst);
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 #[rt::main(foo = 1)]
 async fn with_value() {}
 
-#[rt::main(start_paused = true)]
+#[rt::main(core_threads = 2)]
 async fn tokio_only_option() {}
 
 #[rt::test(multi_thread)]
