@@ -14,10 +14,13 @@
 //! (`rt-core`, `rt-sched`, `rt-io`, `rt-sync`) are implementation detail; users name `rt::`.
 
 mod builder;
+pub mod compat;
 mod context;
 mod handle;
+pub mod io;
 mod macros;
 pub mod runtime;
+pub mod stream;
 pub mod task;
 mod unhandled;
 
@@ -42,12 +45,6 @@ pub use rt_io::time;
 /// Scheduler counters (see [`Runtime::metrics`]).
 pub mod metrics {
     pub use rt_sched::metrics::{Metrics, WorkerMetrics};
-}
-
-/// IO traits and `AsyncFd`.
-pub mod io {
-    pub use futures_io::{AsyncRead, AsyncWrite};
-    pub use rt_io::io::*;
 }
 
 /// Synchronisation primitives and channels, usable from any runtime.
