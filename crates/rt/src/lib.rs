@@ -10,6 +10,11 @@
 //! The API follows tokio's names and shapes: `Runtime`, `Builder`, `Handle`, `spawn`,
 //! `spawn_blocking`, `task::JoinHandle`, `net`, `time`, `sync`, `#[rt::main]`, `#[rt::test]`.
 //!
+//! The network half of tokio's ecosystem runs on rt too: `rt::io` is tokio's IO traits and
+//! toolkit (from the `tokio` crate without its runtime), `rt::stream` has tokio-stream's
+//! wrappers, and `rt::compat` has hyper 1 support (feature `hyper`: `serve`, which also serves
+//! axum routers) and `Compat` for tokio-only futures (feature `tokio-compat`).
+//!
 //! Architecture invariant: this crate is the only public API boundary. The crates under it
 //! (`rt-core`, `rt-sched`, `rt-io`, `rt-sync`) are implementation detail; users name `rt::`.
 
