@@ -158,6 +158,37 @@ impl<E: mio::event::Source + AsRawFd> PollEvented<E> {
     }
 }
 
+impl<E: mio::event::Source + AsRawFd> PollEvented<E> {
+    /// Writes `bufs` with one `writev` through the writer slot: the vectored `AsyncWrite` path.
+    /// A write shorter than all of `bufs` clears the readiness, as in [`PollEvented::poll_write`].
+    pub(crate) fn poll_write_vectored<'a>(
+        &'a self,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>>
+    where
+        &'a E: Write,
+    {
+        let mut io = self.get_ref();
+        let total: usize = bufs.iter().map(|b| b.len()).sum();
+        loop {
+            let ev = ready!(self.registration.poll_ready(cx, Direction::Write))?;
+            match io.write_vectored(bufs) {
+                Ok(n) => {
+                    if n > 0 && n < total {
+                        self.registration.clear_readiness(ev);
+                    }
+                    return Poll::Ready(Ok(n));
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.registration.clear_readiness(ev)
+                }
+                Err(e) => return Poll::Ready(Err(e)),
+            }
+        }
+    }
+}
+
 impl<E: mio::event::Source + AsRawFd> Drop for PollEvented<E> {
     fn drop(&mut self) {
         if let Some(mut io) = self.io.take() {

@@ -7,7 +7,8 @@
 //! `futures_io::AsyncWrite` and `tokio::io::AsyncWrite`, so code generic over either family of
 //! traits takes an rt stream. `expr` names, in terms of
 //! `s: &Type`, a stream with the crate-private `poll_read_priv` / `poll_write_priv` /
-//! `shutdown_write_priv` methods.
+//! `poll_write_vectored_priv` / `shutdown_write_priv` methods. Vectored writes are one `writev`
+//! (`is_write_vectored` is true, as for tokio's sockets).
 
 macro_rules! impl_stream_read {
     ([$($gen:tt)*] $ty:ty, $s:ident => $stream:expr) => {
@@ -140,6 +141,15 @@ macro_rules! impl_stream_write {
                 $stream.poll_write_priv(cx, buf)
             }
 
+            fn poll_write_vectored(
+                self: std::pin::Pin<&mut Self>,
+                cx: &mut std::task::Context<'_>,
+                bufs: &[std::io::IoSlice<'_>],
+            ) -> std::task::Poll<std::io::Result<usize>> {
+                let $s = &*self;
+                $stream.poll_write_vectored_priv(cx, bufs)
+            }
+
             fn poll_flush(
                 self: std::pin::Pin<&mut Self>,
                 _cx: &mut std::task::Context<'_>,
@@ -164,6 +174,19 @@ macro_rules! impl_stream_write {
             ) -> std::task::Poll<std::io::Result<usize>> {
                 let $s = &*self;
                 $stream.poll_write_priv(cx, buf)
+            }
+
+            fn poll_write_vectored(
+                self: std::pin::Pin<&mut Self>,
+                cx: &mut std::task::Context<'_>,
+                bufs: &[std::io::IoSlice<'_>],
+            ) -> std::task::Poll<std::io::Result<usize>> {
+                let $s = &*self;
+                $stream.poll_write_vectored_priv(cx, bufs)
+            }
+
+            fn is_write_vectored(&self) -> bool {
+                true
             }
 
             fn poll_flush(
