@@ -30,16 +30,17 @@ fn writev_delivers_slices_in_order() {
                 "a 9-byte writev to an empty socket buffer is written whole"
             );
 
-            let (_, mut w) = a.split();
-            assert!(w.is_write_vectored());
-            let bufs = [IoSlice::new(b" futures"), IoSlice::new(b"-io")];
-            let n = std::future::poll_fn(|cx| {
-                futures_io::AsyncWrite::poll_write_vectored(Pin::new(&mut w), cx, &bufs)
-            })
-            .await
-            .unwrap();
-            assert_eq!(n, 11);
-            drop(w);
+            {
+                let (_, mut w) = a.split();
+                assert!(w.is_write_vectored());
+                let bufs = [IoSlice::new(b" futures"), IoSlice::new(b"-io")];
+                let n = std::future::poll_fn(|cx| {
+                    futures_io::AsyncWrite::poll_write_vectored(Pin::new(&mut w), cx, &bufs)
+                })
+                .await
+                .unwrap();
+                assert_eq!(n, 11);
+            }
             a.shutdown().await.unwrap();
 
             let mut got = String::new();
