@@ -9,7 +9,7 @@ use std::io::{self, ErrorKind};
 use std::pin::Pin;
 use std::time::Duration;
 
-use rt::io::AsyncRead;
+use rt::io::futures::AsyncRead;
 use rt::time::{error::Elapsed, sleep, timeout, timeout_at};
 
 #[test]

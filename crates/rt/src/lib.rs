@@ -10,21 +10,29 @@
 //! The API follows tokio's names and shapes: `Runtime`, `Builder`, `Handle`, `spawn`,
 //! `spawn_blocking`, `task::JoinHandle`, `net`, `time`, `sync`, `#[rt::main]`, `#[rt::test]`.
 //!
+//! The network half of tokio's ecosystem runs on rt too: `rt::io` is tokio's IO traits and
+//! toolkit (from the `tokio` crate without its runtime), `rt::stream` has tokio-stream's
+//! wrappers, and `rt::compat` has hyper 1 support (feature `hyper`: `serve`, which also serves
+//! axum routers) and `Compat` for tokio-only futures (feature `tokio-compat`).
+//!
 //! Architecture invariant: this crate is the only public API boundary. The crates under it
 //! (`rt-core`, `rt-sched`, `rt-io`, `rt-sync`) are implementation detail; users name `rt::`.
 
 pub mod adapt;
 mod builder;
+pub mod compat;
 mod context;
 pub mod coro;
 mod flavor;
 pub mod fs;
 mod handle;
+pub mod io;
 mod macros;
 mod paused;
 pub mod process;
 pub mod runtime;
 pub mod signal;
+pub mod stream;
 pub mod task;
 mod unhandled;
 
@@ -49,12 +57,6 @@ pub use rt_io::time;
 /// Scheduler counters (see [`Runtime::metrics`]).
 pub mod metrics {
     pub use rt_sched::metrics::{Metrics, WorkerMetrics};
-}
-
-/// IO traits and `AsyncFd`.
-pub mod io {
-    pub use futures_io::{AsyncRead, AsyncWrite};
-    pub use rt_io::io::*;
 }
 
 /// Synchronisation primitives and channels, usable from any runtime.

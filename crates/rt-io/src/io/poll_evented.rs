@@ -110,6 +110,25 @@ impl<E: mio::event::Source + AsRawFd> PollEvented<E> {
         }
     }
 
+    /// Runs `f` (a non-blocking syscall) once the source is readable, through the reader slot:
+    /// the `poll_accept` path of the listeners. Like every `poll_*` method, only the last task
+    /// to poll is woken.
+    pub(crate) fn poll_read_io<R>(
+        &self,
+        cx: &mut Context<'_>,
+        mut f: impl FnMut() -> io::Result<R>,
+    ) -> Poll<io::Result<R>> {
+        loop {
+            let ev = ready!(self.registration.poll_ready(cx, Direction::Read))?;
+            match f() {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.registration.clear_readiness(ev)
+                }
+                r => return Poll::Ready(r),
+            }
+        }
+    }
+
     /// Writes through the writer slot: the `AsyncWrite` path. A short write means the send
     /// buffer is full, so the readiness is cleared at once (see [`PollEvented::poll_read`]).
     pub(crate) fn poll_write<'a>(
@@ -126,6 +145,37 @@ impl<E: mio::event::Source + AsRawFd> PollEvented<E> {
             match io.write(buf) {
                 Ok(n) => {
                     if n > 0 && n < buf.len() {
+                        self.registration.clear_readiness(ev);
+                    }
+                    return Poll::Ready(Ok(n));
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.registration.clear_readiness(ev)
+                }
+                Err(e) => return Poll::Ready(Err(e)),
+            }
+        }
+    }
+}
+
+impl<E: mio::event::Source + AsRawFd> PollEvented<E> {
+    /// Writes `bufs` with one `writev` through the writer slot: the vectored `AsyncWrite` path.
+    /// A write shorter than all of `bufs` clears the readiness, as in [`PollEvented::poll_write`].
+    pub(crate) fn poll_write_vectored<'a>(
+        &'a self,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>>
+    where
+        &'a E: Write,
+    {
+        let mut io = self.get_ref();
+        let total: usize = bufs.iter().map(|b| b.len()).sum();
+        loop {
+            let ev = ready!(self.registration.poll_ready(cx, Direction::Write))?;
+            match io.write_vectored(bufs) {
+                Ok(n) => {
+                    if n > 0 && n < total {
                         self.registration.clear_readiness(ev);
                     }
                     return Poll::Ready(Ok(n));

@@ -2,10 +2,13 @@
 //! written once as two macros over a type's way of reaching its underlying stream.
 //!
 //! `impl_stream_read!([generics] Type, s => expr)` gives `Type` the inherent async `read` and
-//! `read_exact` and implements `futures_io::AsyncRead`; `impl_stream_write!` gives `write`,
-//! `write_all`, `flush`, `shutdown` and `futures_io::AsyncWrite`. `expr` names, in terms of
+//! `read_exact` and implements both `futures_io::AsyncRead` and `tokio::io::AsyncRead`;
+//! `impl_stream_write!` gives `write`, `write_all`, `flush`, `shutdown` and both
+//! `futures_io::AsyncWrite` and `tokio::io::AsyncWrite`, so code generic over either family of
+//! traits takes an rt stream. `expr` names, in terms of
 //! `s: &Type`, a stream with the crate-private `poll_read_priv` / `poll_write_priv` /
-//! `shutdown_write_priv` methods.
+//! `poll_write_vectored_priv` / `shutdown_write_priv` methods. Vectored writes are one `writev`
+//! (`is_write_vectored` is true, as for tokio's sockets).
 
 macro_rules! impl_stream_read {
     ([$($gen:tt)*] $ty:ty, $s:ident => $stream:expr) => {
@@ -49,6 +52,28 @@ macro_rules! impl_stream_read {
             ) -> std::task::Poll<std::io::Result<usize>> {
                 let $s = &*self;
                 $stream.poll_read_priv(cx, buf)
+            }
+        }
+
+        impl<$($gen)*> tokio::io::AsyncRead for $ty {
+            fn poll_read(
+                self: std::pin::Pin<&mut Self>,
+                cx: &mut std::task::Context<'_>,
+                buf: &mut tokio::io::ReadBuf<'_>,
+            ) -> std::task::Poll<std::io::Result<()>> {
+                let $s = &*self;
+                // SAFETY: the unfilled part is handed to `read(2)`/`recv(2)` only, which write
+                // into it and never read it, so no uninitialised byte is ever read; it is not
+                // zeroed first (the point of `ReadBuf`). Only the `n` bytes the kernel reported
+                // written are then marked initialised and filled.
+                let unfilled = unsafe {
+                    &mut *(buf.unfilled_mut() as *mut [std::mem::MaybeUninit<u8>] as *mut [u8])
+                };
+                let n = std::task::ready!($stream.poll_read_priv(cx, unfilled))?;
+                // SAFETY: the kernel wrote `n` bytes at the start of the unfilled part.
+                unsafe { buf.assume_init(n) };
+                buf.advance(n);
+                std::task::Poll::Ready(Ok(()))
             }
         }
     };
@@ -116,6 +141,15 @@ macro_rules! impl_stream_write {
                 $stream.poll_write_priv(cx, buf)
             }
 
+            fn poll_write_vectored(
+                self: std::pin::Pin<&mut Self>,
+                cx: &mut std::task::Context<'_>,
+                bufs: &[std::io::IoSlice<'_>],
+            ) -> std::task::Poll<std::io::Result<usize>> {
+                let $s = &*self;
+                $stream.poll_write_vectored_priv(cx, bufs)
+            }
+
             fn poll_flush(
                 self: std::pin::Pin<&mut Self>,
                 _cx: &mut std::task::Context<'_>,
@@ -124,6 +158,45 @@ macro_rules! impl_stream_write {
             }
 
             fn poll_close(
+                self: std::pin::Pin<&mut Self>,
+                _cx: &mut std::task::Context<'_>,
+            ) -> std::task::Poll<std::io::Result<()>> {
+                let $s = &*self;
+                std::task::Poll::Ready($stream.shutdown_write_priv())
+            }
+        }
+
+        impl<$($gen)*> tokio::io::AsyncWrite for $ty {
+            fn poll_write(
+                self: std::pin::Pin<&mut Self>,
+                cx: &mut std::task::Context<'_>,
+                buf: &[u8],
+            ) -> std::task::Poll<std::io::Result<usize>> {
+                let $s = &*self;
+                $stream.poll_write_priv(cx, buf)
+            }
+
+            fn poll_write_vectored(
+                self: std::pin::Pin<&mut Self>,
+                cx: &mut std::task::Context<'_>,
+                bufs: &[std::io::IoSlice<'_>],
+            ) -> std::task::Poll<std::io::Result<usize>> {
+                let $s = &*self;
+                $stream.poll_write_vectored_priv(cx, bufs)
+            }
+
+            fn is_write_vectored(&self) -> bool {
+                true
+            }
+
+            fn poll_flush(
+                self: std::pin::Pin<&mut Self>,
+                _cx: &mut std::task::Context<'_>,
+            ) -> std::task::Poll<std::io::Result<()>> {
+                std::task::Poll::Ready(Ok(()))
+            }
+
+            fn poll_shutdown(
                 self: std::pin::Pin<&mut Self>,
                 _cx: &mut std::task::Context<'_>,
             ) -> std::task::Poll<std::io::Result<()>> {

@@ -56,6 +56,17 @@ impl TcpListener {
         Ok((TcpStream::from_accepted(stream)?, peer))
     }
 
+    /// Polls for the next connection (the `Stream` form of [`TcpListener::accept`], as in tokio):
+    /// only the task that polled last is woken.
+    pub fn poll_accept(
+        &self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<io::Result<(TcpStream, SocketAddr)>> {
+        let l = self.io.get_ref();
+        let (stream, peer) = std::task::ready!(self.io.poll_read_io(cx, || l.accept()))?;
+        std::task::Poll::Ready(Ok((TcpStream::from_accepted(stream)?, peer)))
+    }
+
     /// The address the listener is bound to.
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
         self.io.get_ref().local_addr()

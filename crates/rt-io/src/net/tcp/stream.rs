@@ -207,6 +207,14 @@ impl TcpStream {
         self.io.poll_write(cx, buf)
     }
 
+    pub(crate) fn poll_write_vectored_priv(
+        &self,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_write_vectored(cx, bufs)
+    }
+
     pub(crate) fn shutdown_write_priv(&self) -> io::Result<()> {
         match self.io.get_ref().shutdown(Shutdown::Write) {
             // Already shut down, or the peer is gone: nothing left to shut.

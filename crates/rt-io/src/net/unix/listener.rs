@@ -47,6 +47,17 @@ impl UnixListener {
         Ok((UnixStream::from_mio(stream)?, peer))
     }
 
+    /// Polls for the next connection (the `Stream` form of [`UnixListener::accept`], as in
+    /// tokio): only the task that polled last is woken.
+    pub fn poll_accept(
+        &self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<io::Result<(UnixStream, SocketAddr)>> {
+        let sys = self.io.get_ref();
+        let (stream, peer) = std::task::ready!(self.io.poll_read_io(cx, || sys.accept()))?;
+        std::task::Poll::Ready(Ok((UnixStream::from_mio(stream)?, peer)))
+    }
+
     /// The address the listener is bound to.
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
         self.io.get_ref().local_addr()

@@ -131,6 +131,14 @@ impl UnixStream {
         self.io.poll_write(cx, buf)
     }
 
+    pub(crate) fn poll_write_vectored_priv(
+        &self,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_write_vectored(cx, bufs)
+    }
+
     pub(crate) fn shutdown_write_priv(&self) -> io::Result<()> {
         match self.io.get_ref().shutdown(Shutdown::Write) {
             Err(e) if e.kind() == io::ErrorKind::NotConnected => Ok(()),

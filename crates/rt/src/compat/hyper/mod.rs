@@ -1,0 +1,42 @@
+//! hyper 1 on rt (cargo feature `hyper`): the runtime pieces hyper asks for, and a server loop.
+//!
+//! - [`HyperExecutor`]: `hyper::rt::Executor`, spawning on the current rt runtime (HTTP/2's
+//!   connection and stream tasks).
+//! - [`HyperTimer`]: `hyper::rt::Timer` over rt's timers; its `reset` moves the rt sleep's
+//!   deadline in place instead of allocating a new sleep.
+//! - [`HyperIo`]: `hyper::rt::Read` + `Write` for any rt stream (any tokio `AsyncRead` /
+//!   `AsyncWrite`), reading into hyper's uninitialised buffer without zeroing it; and the
+//!   tokio traits for anything hyper hands back (an upgraded connection).
+//! - [`serve`] / [`serve_with_shutdown`]: accept on a listener and serve each connection with
+//!   hyper-util's auto builder (HTTP/1.1 or HTTP/2 by the client's first bytes), the executor and
+//!   timer installed, so a header-read timeout works instead of panicking (hyper #3919).
+//!
+//! These are the shapes of hyper-util's `TokioExecutor`, `TokioTimer` and `TokioIo`: porting
+//! is a rename.
+//!
+//! ```no_run
+//! use std::convert::Infallible;
+//! use http_body_util::Full;
+//! use hyper::body::{Bytes, Incoming};
+//! use hyper::{Request, Response};
+//!
+//! async fn hello(_: Request<Incoming>) -> Result<Response<Full<Bytes>>, Infallible> {
+//!     Ok(Response::new(Full::new(Bytes::from("hello"))))
+//! }
+//!
+//! #[rt::main]
+//! async fn main() -> std::io::Result<()> {
+//!     let listener = rt::net::TcpListener::bind("127.0.0.1:3000").await?;
+//!     rt::compat::hyper::serve(listener, hyper::service::service_fn(hello)).await
+//! }
+//! ```
+
+mod executor;
+mod io;
+mod serve;
+mod timer;
+
+pub use executor::HyperExecutor;
+pub use io::HyperIo;
+pub use serve::{serve, serve_with_shutdown};
+pub use timer::HyperTimer;

@@ -1,0 +1,67 @@
+//! [`HyperTimer`] and the sleep it hands hyper.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use hyper::rt::Sleep;
+
+/// `hyper::rt::Timer` over rt's timers (header-read timeouts, keep-alive and HTTP/2 pings).
+/// Its sleeps are rt [`Sleep`](crate::time::Sleep)s; [`reset`](hyper::rt::Timer::reset) moves
+/// one's deadline in place, no new allocation. Use it inside an rt runtime.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HyperTimer {
+    _private: (),
+}
+
+impl HyperTimer {
+    /// The timer.
+    pub fn new() -> HyperTimer {
+        HyperTimer { _private: () }
+    }
+}
+
+/// The one place a hyper deadline (a `std::time::Instant`) becomes an rt deadline
+/// (`rt::time::Instant::from_std`, as tokio's timer does).
+fn rt_deadline(deadline: Instant) -> crate::time::Instant {
+    crate::time::Instant::from_std(deadline)
+}
+
+/// The sleep handed to hyper: an rt sleep.
+#[derive(Debug)]
+struct HyperSleep {
+    inner: crate::time::Sleep,
+}
+
+impl Future for HyperSleep {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        Pin::new(&mut self.inner).poll(cx)
+    }
+}
+
+impl Sleep for HyperSleep {}
+
+impl hyper::rt::Timer for HyperTimer {
+    fn sleep(&self, duration: Duration) -> Pin<Box<dyn Sleep>> {
+        Box::pin(HyperSleep {
+            inner: crate::time::sleep(duration),
+        })
+    }
+
+    fn sleep_until(&self, deadline: Instant) -> Pin<Box<dyn Sleep>> {
+        Box::pin(HyperSleep {
+            inner: crate::time::sleep_until(rt_deadline(deadline)),
+        })
+    }
+
+    fn reset(&self, sleep: &mut Pin<Box<dyn Sleep>>, new_deadline: Instant) {
+        match sleep.as_mut().downcast_mut_pin::<HyperSleep>() {
+            Some(mut s) => Pin::new(&mut s.inner).reset(rt_deadline(new_deadline)),
+            // A sleep from another timer: replace it.
+            None => *sleep = self.sleep_until(new_deadline),
+        }
+    }
+}
