@@ -49,7 +49,8 @@ pub type Contestant<'a> = (&'a str, &'a mut dyn FnMut());
 
 /// [`paired`] for any number of contestants: every round runs each once, the order rotating by
 /// one each round (so no contestant always runs first or last), and prints each one's median
-/// time. The first contestant must be `rt` and the second `tokio`; the others are the peers.
+/// time. The first contestant must be `rt` and the second `tokio`; the others are the peers,
+/// except those whose name starts with `rt` (variants of rt, printed for comparison only).
 /// Prints the median of the per-round `rt/tokio` ratios and of the per-round `rt/best_peer`
 /// ratios, where the best peer is the peer with the lowest median time. Returns the median
 /// `rt/best_peer` ratio (or `rt/tokio` when there is no peer).
@@ -85,6 +86,7 @@ pub fn paired_n(name: &str, rounds: usize, contestants: &mut [Contestant<'_>]) -
     let mut result = t;
     if n > 2 {
         let best = (2..n)
+            .filter(|&i| !contestants[i].0.starts_with("rt"))
             .min_by(|&a, &b| medians[a].total_cmp(&medians[b]))
             .unwrap();
         let (p, plo, phi) = ratio_to(best);

@@ -61,7 +61,10 @@ impl Runtimes {
     }
 
     /// Runs `f` as a task on the peer executor and waits for it from this (non-worker) thread.
-    fn smol<T: Send + 'static>(&self, f: impl std::future::Future<Output = T> + Send + 'static) -> T {
+    fn smol<T: Send + 'static>(
+        &self,
+        f: impl std::future::Future<Output = T> + Send + 'static,
+    ) -> T {
         async_io::block_on(self.ex.spawn(f))
     }
 }
@@ -90,8 +93,7 @@ fn spawn_many_local(r: &Runtimes) {
                 for _ in 0..20 {
                     r.tokio.block_on(async {
                         tokio::spawn(async {
-                            let hs: Vec<_> =
-                                (0..SPAWNS).map(|_| tokio::spawn(async {})).collect();
+                            let hs: Vec<_> = (0..SPAWNS).map(|_| tokio::spawn(async {})).collect();
                             for h in hs {
                                 h.await.unwrap();
                             }
@@ -380,4 +382,447 @@ fn ping_pong(r: &Runtimes) {
             }),
         ],
     );
+}
+
+/// `PRODUCERS` tasks send `PER_PRODUCER` values each into a bounded channel of `CAPACITY`; one
+/// consumer sums them.
+fn bounded(r: &Runtimes) {
+    let ex = r.ex;
+    let n = PRODUCERS * PER_PRODUCER;
+    let expect = n * (n - 1) / 2;
+    paired_n(
+        "bounded 4x100,000 cap 1024",
+        12,
+        &mut [
+            ("rt", &mut || {
+                r.rt.block_on(async {
+                    let (tx, rx) = rt::sync::channel::bounded::<u64>(CAPACITY);
+                    for p in 0..PRODUCERS {
+                        let tx = tx.clone();
+                        rt::spawn(async move {
+                            for i in 0..PER_PRODUCER {
+                                tx.send(p * PER_PRODUCER + i).await.unwrap();
+                            }
+                        });
+                    }
+                    drop(tx);
+                    let sum = rt::spawn(async move {
+                        let mut sum = 0u64;
+                        while let Some(v) = rx.recv().await {
+                            sum = sum.wrapping_add(v);
+                        }
+                        sum
+                    });
+                    assert_eq!(sum.await.unwrap(), expect);
+                })
+            }),
+            ("tokio", &mut || {
+                r.tokio.block_on(async {
+                    let (tx, mut rx) = tokio::sync::mpsc::channel::<u64>(CAPACITY);
+                    for p in 0..PRODUCERS {
+                        let tx = tx.clone();
+                        tokio::spawn(async move {
+                            for i in 0..PER_PRODUCER {
+                                tx.send(p * PER_PRODUCER + i).await.unwrap();
+                            }
+                        });
+                    }
+                    drop(tx);
+                    let sum = tokio::spawn(async move {
+                        let mut sum = 0u64;
+                        while let Some(v) = rx.recv().await {
+                            sum = sum.wrapping_add(v);
+                        }
+                        sum
+                    });
+                    assert_eq!(sum.await.unwrap(), expect);
+                })
+            }),
+            ("async-executor", &mut || {
+                r.smol(async move {
+                    let (tx, rx) = async_channel::bounded::<u64>(CAPACITY);
+                    for p in 0..PRODUCERS {
+                        let tx = tx.clone();
+                        ex.spawn(async move {
+                            for i in 0..PER_PRODUCER {
+                                tx.send(p * PER_PRODUCER + i).await.unwrap();
+                            }
+                        })
+                        .detach();
+                    }
+                    drop(tx);
+                    let sum = ex.spawn(async move {
+                        let mut sum = 0u64;
+                        while let Ok(v) = rx.recv().await {
+                            sum = sum.wrapping_add(v);
+                        }
+                        sum
+                    });
+                    assert_eq!(sum.await, expect);
+                })
+            }),
+        ],
+    );
+}
+
+/// The longest single `lock().await` wait seen, in nanoseconds, shared by one round's tasks.
+type MaxWait = Arc<std::sync::atomic::AtomicU64>;
+
+fn note_wait(max: &MaxWait, since: Instant) {
+    max.fetch_max(since.elapsed().as_nanos() as u64, Ordering::Relaxed);
+}
+
+/// `LOCK_TASKS` tasks each lock `LOCK_OPS` times and increment; with `max`, each lock's wait is
+/// timed (`Instant::now` twice per lock, so those rounds are not the throughput rounds).
+macro_rules! mutex_round {
+    ($spawn:expr, $join:ident, $mutex:expr, $max:expr) => {{
+        let m = Arc::new($mutex);
+        let max: Option<MaxWait> = $max;
+        let hs: Vec<_> = (0..LOCK_TASKS)
+            .map(|_| {
+                let (m, max) = (m.clone(), max.clone());
+                $spawn(async move {
+                    for _ in 0..LOCK_OPS {
+                        match &max {
+                            None => *m.lock().await += 1,
+                            Some(max) => {
+                                let since = Instant::now();
+                                let mut g = m.lock().await;
+                                note_wait(max, since);
+                                *g += 1;
+                            }
+                        }
+                    }
+                })
+            })
+            .collect();
+        for h in hs {
+            $join!(h);
+        }
+        assert_eq!(*m.lock().await, (LOCK_TASKS * LOCK_OPS) as u64);
+    }};
+}
+
+macro_rules! join_unwrap {
+    ($h:expr) => {
+        $h.await.unwrap()
+    };
+}
+macro_rules! join_plain {
+    ($h:expr) => {
+        $h.await
+    };
+}
+
+fn mutex(r: &Runtimes) {
+    let ex = r.ex;
+    let rounds = 60;
+    let rt_round = |max: Option<MaxWait>| {
+        r.rt.block_on(async {
+            mutex_round!(rt::spawn, join_unwrap, rt::sync::Mutex::new(0u64), max)
+        })
+    };
+    let rt_fifo_round = |max: Option<MaxWait>| {
+        r.rt.block_on(async {
+            mutex_round!(
+                rt::spawn,
+                join_unwrap,
+                rt::sync::Mutex::with_fairness_bound(0u64, Some(Duration::ZERO)),
+                max
+            )
+        })
+    };
+    let tokio_round = |max: Option<MaxWait>| {
+        r.tokio.block_on(async {
+            mutex_round!(
+                tokio::spawn,
+                join_unwrap,
+                tokio::sync::Mutex::new(0u64),
+                max
+            )
+        })
+    };
+    let smol_round = |max: Option<MaxWait>| {
+        r.smol(async move {
+            mutex_round!(
+                |f| ex.spawn(f),
+                join_plain,
+                async_lock::Mutex::new(0u64),
+                max
+            )
+        })
+    };
+    paired_n(
+        "mutex 8x10,000",
+        rounds,
+        &mut [
+            ("rt", &mut || rt_round(None)),
+            ("tokio", &mut || tokio_round(None)),
+            ("async-lock", &mut || smol_round(None)),
+            ("rt_fifo", &mut || rt_fifo_round(None)),
+        ],
+    );
+    // The longest wait: a separate set of rounds, each lock timed.
+    let mut line = format!("mutex 8x10,000 longest single lock wait over {rounds} rounds:");
+    let runs: [(&str, &dyn Fn(Option<MaxWait>)); 4] = [
+        ("rt", &rt_round),
+        ("tokio", &tokio_round),
+        ("async-lock", &smol_round),
+        ("rt_fifo", &rt_fifo_round),
+    ];
+    let maxes: Vec<MaxWait> = runs.iter().map(|_| MaxWait::default()).collect();
+    for _ in 0..rounds {
+        for ((_, run), max) in runs.iter().zip(&maxes) {
+            run(Some(max.clone()));
+        }
+    }
+    for ((name, _), max) in runs.iter().zip(&maxes) {
+        let ns = max.load(Ordering::Relaxed);
+        line.push_str(&format!(" {name} {:.3?}", Duration::from_nanos(ns)));
+    }
+    println!("{line}");
+}
+
+fn timers_10k(r: &Runtimes) {
+    let ex = r.ex;
+    let ms = Duration::from_millis(1);
+    paired_n(
+        "timers 10,000 x sleep(1 ms)",
+        30,
+        &mut [
+            ("rt", &mut || {
+                r.rt.block_on(async {
+                    rt::spawn(async move {
+                        let hs: Vec<_> = (0..TIMERS)
+                            .map(|_| rt::spawn(rt::time::sleep(ms)))
+                            .collect();
+                        for h in hs {
+                            h.await.unwrap();
+                        }
+                    })
+                    .await
+                    .unwrap()
+                })
+            }),
+            ("tokio", &mut || {
+                r.tokio.block_on(async {
+                    tokio::spawn(async move {
+                        let hs: Vec<_> = (0..TIMERS)
+                            .map(|_| tokio::spawn(tokio::time::sleep(ms)))
+                            .collect();
+                        for h in hs {
+                            h.await.unwrap();
+                        }
+                    })
+                    .await
+                    .unwrap()
+                })
+            }),
+            ("async-executor+async-io", &mut || {
+                r.smol(async move {
+                    let hs: Vec<_> = (0..TIMERS)
+                        .map(|_| ex.spawn(async move { async_io::Timer::after(ms).await }))
+                        .collect();
+                    for h in hs {
+                        h.await;
+                    }
+                })
+            }),
+        ],
+    );
+}
+
+fn sleep_lateness(r: &Runtimes) {
+    const SAMPLES: usize = 200;
+    let ms = Duration::from_millis(1);
+    let (mut rt_s, mut tk_s, mut sm_s) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..SAMPLES {
+        rt_s.push(r.rt.block_on(async {
+            rt::spawn(async move {
+                let t = Instant::now();
+                rt::time::sleep(ms).await;
+                t.elapsed() - ms
+            })
+            .await
+            .unwrap()
+        }));
+        tk_s.push(r.tokio.block_on(async {
+            tokio::spawn(async move {
+                let t = Instant::now();
+                tokio::time::sleep(ms).await;
+                t.elapsed() - ms
+            })
+            .await
+            .unwrap()
+        }));
+        sm_s.push(r.smol(async move {
+            let t = Instant::now();
+            async_io::Timer::after(ms).await;
+            t.elapsed() - ms
+        }));
+    }
+    let mut line = format!("sleep_lateness 1 ms ({SAMPLES} interleaved samples each):");
+    for (name, s) in [
+        ("rt", &mut rt_s),
+        ("tokio", &mut tk_s),
+        ("async-io", &mut sm_s),
+    ] {
+        s.sort();
+        line.push_str(&format!(
+            " {name} p50 {:.1?} p99 {:.1?};",
+            s[SAMPLES / 2],
+            s[SAMPLES * 99 / 100]
+        ));
+    }
+    println!("{line}");
+}
+
+async fn rt_echo() {
+    let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = rt::spawn(async move {
+        loop {
+            let (mut s, _) = listener.accept().await.unwrap();
+            s.set_nodelay(true).unwrap();
+            rt::spawn(async move {
+                let mut buf = [0u8; 4096];
+                while let Ok(n @ 1..) = s.read(&mut buf).await {
+                    if s.write_all(&buf[..n]).await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    let clients: Vec<_> = (0..CONNECTIONS)
+        .map(|_| {
+            rt::spawn(async move {
+                let mut c = rt::net::TcpStream::connect(addr).await.unwrap();
+                c.set_nodelay(true).unwrap();
+                let (msg, mut back) = ([7u8; MESSAGE], [0u8; MESSAGE]);
+                for _ in 0..ECHO_TRIPS {
+                    c.write_all(&msg).await.unwrap();
+                    c.read_exact(&mut back).await.unwrap();
+                }
+            })
+        })
+        .collect();
+    for c in clients {
+        c.await.unwrap();
+    }
+    server.abort();
+}
+
+async fn tokio_echo() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = tokio::spawn(async move {
+        loop {
+            let (mut s, _) = listener.accept().await.unwrap();
+            s.set_nodelay(true).unwrap();
+            tokio::spawn(async move {
+                let mut buf = [0u8; 4096];
+                while let Ok(n @ 1..) = s.read(&mut buf).await {
+                    if s.write_all(&buf[..n]).await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    let clients: Vec<_> = (0..CONNECTIONS)
+        .map(|_| {
+            tokio::spawn(async move {
+                let mut c = tokio::net::TcpStream::connect(addr).await.unwrap();
+                c.set_nodelay(true).unwrap();
+                let (msg, mut back) = ([7u8; MESSAGE], [0u8; MESSAGE]);
+                for _ in 0..ECHO_TRIPS {
+                    c.write_all(&msg).await.unwrap();
+                    c.read_exact(&mut back).await.unwrap();
+                }
+            })
+        })
+        .collect();
+    for c in clients {
+        c.await.unwrap();
+    }
+    server.abort();
+}
+
+async fn smol_echo(ex: Ex) {
+    use async_io::Async;
+    use std::net::{TcpListener, TcpStream};
+    let listener = Async::<TcpListener>::bind(([127, 0, 0, 1], 0)).unwrap();
+    let addr: SocketAddr = listener.get_ref().local_addr().unwrap();
+    let server = ex.spawn(async move {
+        loop {
+            let (mut s, _) = listener.accept().await.unwrap();
+            s.get_ref().set_nodelay(true).unwrap();
+            ex.spawn(async move {
+                let mut buf = [0u8; 4096];
+                while let Ok(n @ 1..) = s.read(&mut buf).await {
+                    if s.write_all(&buf[..n]).await.is_err() {
+                        return;
+                    }
+                }
+            })
+            .detach();
+        }
+    });
+    let clients: Vec<_> = (0..CONNECTIONS)
+        .map(|_| {
+            ex.spawn(async move {
+                let mut c = Async::<TcpStream>::connect(addr).await.unwrap();
+                c.get_ref().set_nodelay(true).unwrap();
+                let (msg, mut back) = ([7u8; MESSAGE], [0u8; MESSAGE]);
+                for _ in 0..ECHO_TRIPS {
+                    c.write_all(&msg).await.unwrap();
+                    c.read_exact(&mut back).await.unwrap();
+                }
+            })
+        })
+        .collect();
+    for c in clients {
+        c.await;
+    }
+    drop(server);
+}
+
+fn tcp_echo(r: &Runtimes) {
+    let ex = r.ex;
+    paired_n(
+        "tcp_echo 50 connections x 2,000 round trips",
+        8,
+        &mut [
+            ("rt", &mut || r.rt.block_on(rt_echo())),
+            ("tokio", &mut || r.tokio.block_on(tokio_echo())),
+            ("async-executor+async-io", &mut || r.smol(smol_echo(ex))),
+        ],
+    );
+}
+
+fn main() {
+    let filter = std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with("--"))
+        .unwrap_or_default();
+    let r = Runtimes::new();
+    let workloads: [(&str, fn(&Runtimes)); 10] = [
+        ("spawn_many_local", spawn_many_local),
+        ("spawn_many_remote", spawn_many_remote),
+        ("yield_many", yield_many),
+        ("chained_spawn", chained_spawn),
+        ("ping_pong", ping_pong),
+        ("bounded", bounded),
+        ("mutex", mutex),
+        ("timers_10k", timers_10k),
+        ("sleep_lateness", sleep_lateness),
+        ("tcp_echo", tcp_echo),
+    ];
+    for (name, run) in workloads {
+        if name.contains(filter.as_str()) {
+            run(&r);
+        }
+    }
 }
