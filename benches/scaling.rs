@@ -395,39 +395,74 @@ fn timers(_: &Runtimes2) {
             medians.join(", ")
         );
     }
-    // Memory per pending timer: one-hour sleeps polled once from a task, each boxed.
+    // Memory per pending timer: each runtime in a fresh child process (this binary re-executes
+    // itself), so one side's freed-but-retained heap never hides the other's allocations.
+    let exe = std::env::current_exe().unwrap();
+    let mut line = String::from("timers: RSS per pending timer (1,000,000 one-hour sleeps, boxed, polled once, own process):");
+    for which in ["rt", "tokio", "async-io"] {
+        let out = std::process::Command::new(&exe)
+            .args(["--timer-child", which])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{which} child failed: {out:?}");
+        line.push_str(&format!(
+            " {which} {} B",
+            String::from_utf8_lossy(&out.stdout).trim()
+        ));
+    }
+    println!("{line}");
+}
+
+/// The child of `timers`: prints the RSS per pending boxed sleep of one runtime.
+fn timer_child(which: &str) {
     let hour = Duration::from_secs(3600);
     const N: usize = 1_000_000;
-    let rt_per = r.rt.block_on(async move {
-        rt::spawn(async move {
-            std::future::poll_fn(|cx| {
-                std::task::Poll::Ready(rss_per_pending(|| rt::time::sleep(hour), N, cx))
+    let per = match which {
+        "rt" => {
+            let rt = rt::Builder::new_multi_thread()
+                .worker_threads(2)
+                .build()
+                .unwrap();
+            rt.block_on(async move {
+                rt::spawn(async move {
+                    std::future::poll_fn(|cx| {
+                        std::task::Poll::Ready(rss_per_pending(|| rt::time::sleep(hour), N, cx))
+                    })
+                    .await
+                })
+                .await
+                .unwrap()
             })
-            .await
-        })
-        .await
-        .unwrap()
-    });
-    let tokio_per = r.tokio.block_on(async move {
-        tokio::spawn(async move {
-            std::future::poll_fn(|cx| {
-                std::task::Poll::Ready(rss_per_pending(|| tokio::time::sleep(hour), N, cx))
+        }
+        "tokio" => {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async move {
+                tokio::spawn(async move {
+                    std::future::poll_fn(|cx| {
+                        std::task::Poll::Ready(rss_per_pending(|| tokio::time::sleep(hour), N, cx))
+                    })
+                    .await
+                })
+                .await
+                .unwrap()
             })
-            .await
-        })
-        .await
-        .unwrap()
-    });
-    let smol_per = r.smol(async move {
-        std::future::poll_fn(|cx| {
-            std::task::Poll::Ready(rss_per_pending(|| async_io::Timer::after(hour), N, cx))
-        })
-        .await
-    });
-    println!(
-        "timers: RSS per pending timer ({N} one-hour sleeps, boxed, polled once): rt {rt_per:.1} B, \
-         tokio {tokio_per:.1} B, async-io {smol_per:.1} B"
-    );
+        }
+        "async-io" => {
+            let ex = static_executor(2);
+            async_io::block_on(ex.spawn(async move {
+                std::future::poll_fn(|cx| {
+                    std::task::Poll::Ready(rss_per_pending(|| async_io::Timer::after(hour), N, cx))
+                })
+                .await
+            }))
+        }
+        other => panic!("unknown runtime {other}"),
+    };
+    println!("{per:.1}");
 }
 
 fn raise_nofile() {
@@ -584,6 +619,11 @@ fn tcp_echo(_: &Runtimes2) {
 struct Runtimes2;
 
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(pos) = args.iter().position(|a| a == "--timer-child") {
+        timer_child(&args[pos + 1]);
+        return;
+    }
     let filter = std::env::args()
         .skip(1)
         .find(|a| !a.starts_with("--"))
