@@ -514,6 +514,9 @@ macro_rules! join_plain {
     };
 }
 
+/// One round of the mutex workload, optionally timing every lock's wait.
+type MutexRound<'a> = dyn Fn(Option<MaxWait>) + 'a;
+
 fn mutex(r: &Runtimes) {
     let ex = r.ex;
     let rounds = 60;
@@ -564,7 +567,7 @@ fn mutex(r: &Runtimes) {
     );
     // The longest wait: a separate set of rounds, each lock timed.
     let mut line = format!("mutex 8x10,000 longest single lock wait over {rounds} rounds:");
-    let runs: [(&str, &dyn Fn(Option<MaxWait>)); 4] = [
+    let runs: [(&str, &MutexRound<'_>); 4] = [
         ("rt", &rt_round),
         ("tokio", &tokio_round),
         ("async-lock", &smol_round),
@@ -802,13 +805,16 @@ fn tcp_echo(r: &Runtimes) {
     );
 }
 
+/// One named workload of `main`.
+type Workload = fn(&Runtimes);
+
 fn main() {
     let filter = std::env::args()
         .skip(1)
         .find(|a| !a.starts_with("--"))
         .unwrap_or_default();
     let r = Runtimes::new();
-    let workloads: [(&str, fn(&Runtimes)); 10] = [
+    let workloads: [(&str, Workload); 10] = [
         ("spawn_many_local", spawn_many_local),
         ("spawn_many_remote", spawn_many_remote),
         ("yield_many", yield_many),

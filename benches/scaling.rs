@@ -6,8 +6,8 @@
 //!   (ns per message); `RLIMIT_NOFILE` is raised to its hard limit first.
 //! - `timers`: N tasks each sleeping 1 ms, N = 10k / 1M: (wall - 1 ms) / N is the insert + fire
 //!   cost per timer; and the RSS per pending timer (N one-hour sleeps polled once, boxed).
-//! - `oversubscription`: spawn_many_local and ping_pong with 2 / 8 / 32 workers on this 2-core
-//!   machine.
+//! - `oversubscription`: spawn_many_local and ping_pong (the one-shot workload of `peers.rs`) with
+//!   2 / 8 / 32 workers on this 2-core machine.
 //! - `channels`: 1 / 4 / 16 producers into a bounded channel of 1,024, 400,000 messages in all
 //!   (ns per message).
 //!
@@ -127,94 +127,119 @@ fn spawn(_: &Runtimes2) {
     }
 }
 
-/// Pairs of tasks bouncing a one-shot message `trips` times (ns per round trip).
-fn ping_pong(r: &Runtimes, pairs: usize, trips: usize, rounds: usize) {
+/// `PAIRS` pingers each do `TRIPS` round trips with a partner task through one-shot channels (for
+/// the peer: an `async-channel` of capacity 1, used once); each reply carries the sender for the
+/// next ping, a recursive type.
+mod pp {
+    pub struct RtTx(pub rt::sync::oneshot::Sender<RtTx>);
+    pub struct TkTx(pub tokio::sync::oneshot::Sender<TkTx>);
+    pub struct AcTx(pub async_channel::Sender<AcTx>);
+}
+
+fn ping_pong(r: &Runtimes) {
+    const PAIRS: usize = 1_000;
+    const TRIPS: usize = 10;
+    use pp::*;
     let ex = r.ex;
     per_unit(
-        &format!("ping_pong {pairs}x{trips} (workers {})", r.workers),
-        pairs * trips,
-        rounds,
+        &format!("ping_pong 1000x10 (x20) (workers {})", r.workers),
+        20 * PAIRS * TRIPS,
+        20,
         &mut [
             ("rt", &mut || {
-                r.rt.block_on(async move {
-                    let hs: Vec<_> = (0..pairs)
-                        .map(|_| {
-                            rt::spawn(async move {
-                                let (tx, rx) = rt::sync::mpsc::channel::<u32>(1);
-                                let (btx, mut brx) = rt::sync::mpsc::channel::<u32>(1);
-                                rt::spawn(async move {
-                                    let mut rx = rx;
-                                    while let Some(v) = rx.recv().await {
-                                        if btx.send(v).await.is_err() {
-                                            return;
+                for _ in 0..20 {
+                    r.rt.block_on(async {
+                        let hs: Vec<_> = (0..PAIRS)
+                            .map(|_| {
+                                rt::spawn(async {
+                                    let (tx, mut rx) = rt::sync::oneshot::channel::<RtTx>();
+                                    rt::spawn(async move {
+                                        while let Ok(RtTx(reply)) = rx.await {
+                                            let (ntx, nrx) = rt::sync::oneshot::channel();
+                                            if reply.send(RtTx(ntx)).is_err() {
+                                                return;
+                                            }
+                                            rx = nrx;
                                         }
-                                    }
-                                });
-                                for i in 0..trips as u32 {
-                                    tx.send(i).await.unwrap();
-                                    assert_eq!(brx.recv().await, Some(i));
-                                }
-                            })
-                        })
-                        .collect();
-                    for h in hs {
-                        h.await.unwrap();
-                    }
-                })
-            }),
-            ("tokio", &mut || {
-                r.tokio.block_on(async move {
-                    let hs: Vec<_> = (0..pairs)
-                        .map(|_| {
-                            tokio::spawn(async move {
-                                let (tx, rx) = tokio::sync::mpsc::channel::<u32>(1);
-                                let (btx, mut brx) = tokio::sync::mpsc::channel::<u32>(1);
-                                tokio::spawn(async move {
-                                    let mut rx = rx;
-                                    while let Some(v) = rx.recv().await {
-                                        if btx.send(v).await.is_err() {
-                                            return;
-                                        }
-                                    }
-                                });
-                                for i in 0..trips as u32 {
-                                    tx.send(i).await.unwrap();
-                                    assert_eq!(brx.recv().await, Some(i));
-                                }
-                            })
-                        })
-                        .collect();
-                    for h in hs {
-                        h.await.unwrap();
-                    }
-                })
-            }),
-            ("async-executor", &mut || {
-                r.smol(async move {
-                    let hs: Vec<_> = (0..pairs)
-                        .map(|_| {
-                            ex.spawn(async move {
-                                let (tx, rx) = async_channel::bounded::<u32>(1);
-                                let (btx, brx) = async_channel::bounded::<u32>(1);
-                                ex.spawn(async move {
-                                    while let Ok(v) = rx.recv().await {
-                                        if btx.send(v).await.is_err() {
-                                            return;
-                                        }
+                                    });
+                                    let mut tx = tx;
+                                    for _ in 0..TRIPS {
+                                        let (rtx, rrx) = rt::sync::oneshot::channel();
+                                        assert!(tx.send(RtTx(rtx)).is_ok());
+                                        tx = rrx.await.unwrap().0;
                                     }
                                 })
-                                .detach();
-                                for i in 0..trips as u32 {
-                                    tx.send(i).await.unwrap();
-                                    assert_eq!(brx.recv().await.ok(), Some(i));
-                                }
                             })
-                        })
-                        .collect();
-                    for h in hs {
-                        h.await;
-                    }
-                })
+                            .collect();
+                        for h in hs {
+                            h.await.unwrap();
+                        }
+                    })
+                }
+            }),
+            ("tokio", &mut || {
+                for _ in 0..20 {
+                    r.tokio.block_on(async {
+                        let hs: Vec<_> = (0..PAIRS)
+                            .map(|_| {
+                                tokio::spawn(async {
+                                    let (tx, mut rx) = tokio::sync::oneshot::channel::<TkTx>();
+                                    tokio::spawn(async move {
+                                        while let Ok(TkTx(reply)) = rx.await {
+                                            let (ntx, nrx) = tokio::sync::oneshot::channel();
+                                            if reply.send(TkTx(ntx)).is_err() {
+                                                return;
+                                            }
+                                            rx = nrx;
+                                        }
+                                    });
+                                    let mut tx = tx;
+                                    for _ in 0..TRIPS {
+                                        let (rtx, rrx) = tokio::sync::oneshot::channel();
+                                        assert!(tx.send(TkTx(rtx)).is_ok());
+                                        tx = rrx.await.unwrap().0;
+                                    }
+                                })
+                            })
+                            .collect();
+                        for h in hs {
+                            h.await.unwrap();
+                        }
+                    })
+                }
+            }),
+            ("async-executor", &mut || {
+                for _ in 0..20 {
+                    r.smol(async move {
+                        let hs: Vec<_> = (0..PAIRS)
+                            .map(|_| {
+                                ex.spawn(async move {
+                                    let (tx, rx) = async_channel::bounded::<AcTx>(1);
+                                    ex.spawn(async move {
+                                        let mut rx = rx;
+                                        while let Ok(AcTx(reply)) = rx.recv().await {
+                                            let (ntx, nrx) = async_channel::bounded(1);
+                                            if reply.try_send(AcTx(ntx)).is_err() {
+                                                return;
+                                            }
+                                            rx = nrx;
+                                        }
+                                    })
+                                    .detach();
+                                    let mut tx = tx;
+                                    for _ in 0..TRIPS {
+                                        let (rtx, rrx) = async_channel::bounded(1);
+                                        assert!(tx.try_send(AcTx(rtx)).is_ok());
+                                        tx = rrx.recv().await.unwrap().0;
+                                    }
+                                })
+                            })
+                            .collect();
+                        for h in hs {
+                            h.await;
+                        }
+                    })
+                }
             }),
         ],
     );
@@ -224,7 +249,7 @@ fn oversubscription(_: &Runtimes2) {
     for workers in [2, 8, 32] {
         let r = Runtimes::new(workers);
         spawn_local(&r, 10_000, 30);
-        ping_pong(&r, 1_000, 10, 20);
+        ping_pong(&r);
     }
 }
 
@@ -615,6 +640,9 @@ fn tcp_echo(_: &Runtimes2) {
     }
 }
 
+/// One named group of `main`.
+type Group = fn(&Runtimes2);
+
 /// Groups build their own runtimes (sizes differ); the unit type keeps one signature.
 struct Runtimes2;
 
@@ -628,7 +656,7 @@ fn main() {
         .skip(1)
         .find(|a| !a.starts_with("--"))
         .unwrap_or_default();
-    let groups: [(&str, fn(&Runtimes2)); 5] = [
+    let groups: [(&str, Group); 5] = [
         ("spawn", spawn),
         ("tcp_echo", tcp_echo),
         ("timers", timers),
