@@ -1,4 +1,5 @@
-//! Shared helpers for the rt-vs-tokio benchmarks.
+//! Shared helpers for the benchmarks: rt against tokio and the smol-rs peers (async-executor,
+//! async-channel, async-lock, async-io).
 
 use std::time::{Duration, Instant};
 
@@ -41,4 +42,90 @@ pub fn paired(name: &str, rounds: usize, mut rt: impl FnMut(), mut tokio: impl F
         ratios[0],
         ratios[rounds - 1]
     );
+}
+
+/// One contestant of [`paired_n`]: its name and one round of its workload.
+pub type Contestant<'a> = (&'a str, &'a mut dyn FnMut());
+
+/// [`paired`] for any number of contestants: every round runs each once, the order rotating by
+/// one each round (so no contestant always runs first or last), and prints each one's median
+/// time. The first contestant must be `rt` and the second `tokio`; the others are the peers,
+/// except those whose name starts with `rt` (variants of rt, printed for comparison only).
+/// Prints the median of the per-round `rt/tokio` ratios and of the per-round `rt/best_peer`
+/// ratios, where the best peer is the peer with the lowest median time. Returns the median
+/// `rt/best_peer` ratio (or `rt/tokio` when there is no peer).
+pub fn paired_n(name: &str, rounds: usize, contestants: &mut [Contestant<'_>]) -> f64 {
+    let n = contestants.len();
+    assert!(n >= 2 && contestants[0].0 == "rt" && contestants[1].0 == "tokio");
+    let mut times = vec![Vec::with_capacity(rounds); n];
+    for round in 0..rounds {
+        for k in 0..n {
+            let i = (round + k) % n;
+            let start = Instant::now();
+            (contestants[i].1)();
+            times[i].push(start.elapsed().as_secs_f64());
+        }
+    }
+    let median = |v: &mut Vec<f64>| {
+        let mut s = v.clone();
+        s.sort_by(f64::total_cmp);
+        s[s.len() / 2]
+    };
+    let medians: Vec<f64> = times.iter_mut().map(median).collect();
+    let ratio_to = |j: usize| {
+        let mut r: Vec<f64> = (0..rounds).map(|k| times[0][k] / times[j][k]).collect();
+        r.sort_by(f64::total_cmp);
+        (r[rounds / 2], r[0], r[rounds - 1])
+    };
+    let mut line = format!("{name} paired ({rounds} rotating rounds): medians");
+    for (i, (c, _)) in contestants.iter().enumerate() {
+        line.push_str(&format!(" {c} {:.3?}", Duration::from_secs_f64(medians[i])));
+    }
+    let (t, tlo, thi) = ratio_to(1);
+    line.push_str(&format!("; rt/tokio = {t:.2} ({tlo:.2}-{thi:.2})"));
+    let mut result = t;
+    if n > 2 {
+        let best = (2..n)
+            .filter(|&i| !contestants[i].0.starts_with("rt"))
+            .min_by(|&a, &b| medians[a].total_cmp(&medians[b]))
+            .unwrap();
+        let (p, plo, phi) = ratio_to(best);
+        line.push_str(&format!(
+            "; rt/best_peer = {p:.2} ({plo:.2}-{phi:.2}, best peer {})",
+            contestants[best].0
+        ));
+        result = p;
+    }
+    println!("{line}");
+    result
+}
+
+/// The `async-executor` peer: a leaked `&'static Executor` run by `threads` threads (smol's
+/// fastest multi-threaded setup), as rt and tokio run 2 workers. The threads run until the
+/// process exits.
+pub fn static_executor(threads: usize) -> &'static async_executor::Executor<'static> {
+    let ex: &'static async_executor::Executor<'static> =
+        Box::leak(Box::new(async_executor::Executor::new()));
+    for i in 0..threads {
+        std::thread::Builder::new()
+            .name(format!("async-executor-{i}"))
+            .spawn(move || async_io::block_on(ex.run(std::future::pending::<()>())))
+            .unwrap();
+    }
+    ex
+}
+
+/// Yields once to the executor (for peers without a `yield_now` of their own).
+pub async fn yield_now() {
+    let mut yielded = false;
+    std::future::poll_fn(|cx| {
+        if yielded {
+            std::task::Poll::Ready(())
+        } else {
+            yielded = true;
+            cx.waker().wake_by_ref();
+            std::task::Poll::Pending
+        }
+    })
+    .await
 }

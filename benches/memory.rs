@@ -1,4 +1,5 @@
-//! Memory: RSS per pending task, with 1,000,000 tasks parked on a never-ready future.
+//! Memory: RSS per pending task, with 1,000,000 tasks parked on a never-ready future: rt (with and
+//! without the frame pool), tokio and the `async-executor` peer (detached tasks: no handles).
 //!
 //! Each runtime is measured in a fresh child process (this binary re-executes itself), so one
 //! runtime's freed-but-retained heap never flatters or burdens the other.
@@ -68,6 +69,24 @@ fn child(which: &str) {
             after = rss_bytes();
             drop(rt);
         }
+        "async-executor" => {
+            let ex = rt_benches::static_executor(2);
+            async_io::block_on(ex.spawn(async {}));
+            before = rss_bytes();
+            let done = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            for _ in 0..TASKS {
+                let d = done.clone();
+                ex.spawn(async move {
+                    d.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    std::future::pending::<()>().await
+                })
+                .detach();
+            }
+            while done.load(std::sync::atomic::Ordering::Relaxed) < TASKS {
+                std::thread::yield_now();
+            }
+            after = rss_bytes();
+        }
         other => panic!("unknown runtime {other}"),
     }
     println!("{}", (after.saturating_sub(before)) as f64 / TASKS as f64);
@@ -84,15 +103,19 @@ fn main() {
         "memory: RSS per pending task ({TASKS} tasks parked on a never-ready future, 2 workers)"
     );
     let mut results = Vec::new();
-    for which in ["rt", "rt_no_pool", "tokio"] {
+    for which in ["rt", "rt_no_pool", "tokio", "async-executor"] {
         let out = Command::new(&exe)
             .args(["--child", which])
             .output()
             .unwrap();
         assert!(out.status.success(), "{which} child failed: {out:?}");
         let per: f64 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
-        println!("  {which:<11} {per:>8.1} bytes/task");
+        println!("  {which:<14} {per:>8.1} bytes/task");
         results.push(per);
     }
-    println!("  ratio rt/tokio = {:.2}", results[0] / results[2]);
+    println!(
+        "  ratio rt/tokio = {:.2}, rt/best_peer (async-executor) = {:.2}",
+        results[0] / results[2],
+        results[0] / results[3]
+    );
 }

@@ -1,8 +1,9 @@
 //! `rt-sync`: the primitives tasks coordinate with, exported by the facade as `rt::sync`.
 //!
 //! Runtime-agnostic: they need only `Waker`, `rt_core::sync` (so loom sees them) and
-//! `rt_core::coop` (so an always-ready loop still yields). Waiters are served FIFO and every
-//! future is cancellation-safe: dropping it mid-wait loses no permit and no value.
+//! `rt_core::coop` (so an always-ready loop still yields). Waiters are served FIFO (the `Mutex`
+//! is eventually fair instead: barging, with a direct hand-off once the oldest waiter has waited
+//! 0.5 ms) and every future is cancellation-safe: dropping it mid-wait loses no permit and no value.
 //!
 //! Architecture invariant: rt-sync does not depend on rt-sched. It names rt-io for one thing
 //! only, the timer behind `Condvar::wait_timeout` and `mpsc::Sender::send_timeout` (cargo feature `time`, off by default and

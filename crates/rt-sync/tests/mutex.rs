@@ -1,5 +1,7 @@
-//! Mutex: FIFO hand-off (no barging), cancellation at every await point, no poisoning on panic,
+//! Mutex: cancellation at every await point, no poisoning on panic,
 //! mapped and owned guards, the cooperative budget, and threads in contention.
+//! The fairness rules (barging, hand-off after the bound, strict FIFO with a zero bound) are in
+//! `mutex_fairness.rs`.
 
 mod lock_util;
 
@@ -20,37 +22,6 @@ fn lock_try_lock_get_mut_into_inner() {
     }
     *m.get_mut() += 1;
     assert_eq!(m.into_inner(), 3);
-}
-
-#[test]
-fn unlock_hands_the_lock_to_waiters_in_fifo_order() {
-    let m = Mutex::new(Vec::new());
-    let first = m.try_lock().unwrap();
-    let mut tasks: Vec<_> = (0..4)
-        .map(|i| {
-            let m = &m;
-            Task::new(async move { m.lock().await.push(i) })
-        })
-        .collect();
-    for t in &mut tasks {
-        t.pending();
-    }
-    drop(first);
-    // The lock went straight to the first waiter: the unlocking side cannot barge back in.
-    assert!(m.try_lock().is_err());
-    // Poll the waiters newest first: each still waits until every older one has had the lock.
-    let mut done = [false; 4];
-    for turn in 0..4 {
-        for i in (0..4).rev() {
-            if done[i] {
-                continue;
-            }
-            let ready = tasks[i].poll().is_ready();
-            assert_eq!(ready, i == turn, "turn {turn}, waiter {i}");
-            done[i] = ready;
-        }
-    }
-    assert_eq!(*block_on(m.lock()), vec![0, 1, 2, 3]);
 }
 
 #[test]
