@@ -83,7 +83,7 @@ impl<F: Future, S> TaskCell<F, S> {
                 state: State::new(refs),
                 vtable,
                 id,
-                meta: MetaPtr::new(meta),
+                meta: MetaPtr::new(meta, id),
                 owned_slot,
                 pooled,
             },

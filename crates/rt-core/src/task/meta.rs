@@ -1,9 +1,10 @@
 //! Where a task was spawned, and its name: one word in the task header.
 //!
 //! An unnamed task's header points straight at the caller's `&'static Location` (from
-//! `#[track_caller]`, so no allocation). A named task's header points at a side record, boxed
-//! at spawn, holding a copy of the name and the location. Both pointees are at least 8-byte
-//! aligned, so bit 0 of the word tells them apart.
+//! `#[track_caller]`, so no allocation). A named task's header, or any task's while a `tracing`
+//! subscriber is interested in `rt.task` spans at spawn, points at a side record, boxed at
+//! spawn, holding a copy of the name, the location and the task's span. Both pointees are at
+//! least 8-byte aligned, so bit 0 of the word tells them apart.
 
 use std::panic::Location;
 use std::ptr::NonNull;
@@ -42,11 +43,13 @@ impl<'a> SpawnMeta<'a> {
     }
 }
 
-/// A named task's side record.
+/// A named (or traced) task's side record.
 #[repr(align(8))]
 struct Named {
-    name: Box<str>,
+    name: Option<Box<str>>,
     location: &'static Location<'static>,
+    /// The task's `rt.task` span (disabled if no subscriber was interested at spawn).
+    span: tracing::Span,
 }
 
 const NAMED: usize = 1;
@@ -61,17 +64,29 @@ unsafe impl Send for MetaPtr {}
 unsafe impl Sync for MetaPtr {}
 
 impl MetaPtr {
-    pub(crate) fn new(meta: SpawnMeta<'_>) -> MetaPtr {
+    pub(crate) fn new(meta: SpawnMeta<'_>, id: super::Id) -> MetaPtr {
+        // One span per task, with no parent (like tokio's): it lives as long as the cell. With
+        // no subscriber interested this is the callsite's cached interest check.
+        let span = tracing::trace_span!(
+            target: "rt::task",
+            parent: None,
+            "rt.task",
+            task.id = id.as_u64(),
+            task.name = meta.name,
+            loc.file = meta.location.file(),
+            loc.line = meta.location.line(),
+        );
         match meta.name {
-            None => {
+            None if span.is_disabled() => {
                 let p = NonNull::from(meta.location).cast::<u8>();
                 debug_assert_eq!(p.as_ptr() as usize & NAMED, 0);
                 MetaPtr(p)
             }
-            Some(name) => {
+            name => {
                 let b = Box::new(Named {
-                    name: name.into(),
+                    name: name.map(Into::into),
                     location: meta.location,
+                    span,
                 });
                 let p = Box::into_raw(b).cast::<u8>();
                 // SAFETY: `p` is non-null and 8-aligned, so setting bit 0 leaves it non-null.
@@ -91,7 +106,13 @@ impl MetaPtr {
     }
 
     pub(crate) fn name(&self) -> Option<&str> {
-        self.named().map(|n| &*n.name)
+        self.named().and_then(|n| n.name.as_deref())
+    }
+
+    /// The task's span, entered around each poll (`None`: no record, so no span).
+    #[inline]
+    pub(crate) fn span(&self) -> Option<&tracing::Span> {
+        self.named().map(|n| &n.span)
     }
 
     pub(crate) fn location(&self) -> &'static Location<'static> {
@@ -119,11 +140,12 @@ mod tests {
     #[test]
     fn unnamed_points_at_the_location_and_named_copies_the_name() {
         let here = Location::caller();
-        let m = MetaPtr::new(SpawnMeta::new(None, here));
+        let id = crate::task::next_id();
+        let m = MetaPtr::new(SpawnMeta::new(None, here), id);
         assert_eq!(m.name(), None);
         assert_eq!(m.location(), here);
         let name = String::from("worker-7");
-        let m = MetaPtr::new(SpawnMeta::new(Some(&name), here));
+        let m = MetaPtr::new(SpawnMeta::new(Some(&name), here), id);
         drop(name);
         assert_eq!(m.name(), Some("worker-7"));
         assert_eq!(m.location(), here);

@@ -164,6 +164,7 @@ impl RawTask {
 
     /// `abort()` from any thread.
     pub(crate) fn remote_abort(self) {
+        tracing::trace!(task.id = self.header().id.as_u64(), "abort");
         match self.header().state.transition_to_notified_and_cancel() {
             TransitionToNotified::Submit => self.schedule(),
             TransitionToNotified::DoNothing => {}
