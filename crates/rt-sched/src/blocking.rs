@@ -162,13 +162,23 @@ impl Drop for BlockingPool {
 impl Spawner {
     /// Runs `f` on a pool thread. After shutdown `f` is dropped unrun and the handle resolves to
     /// a cancellation error.
+    #[track_caller]
     pub fn spawn_blocking<F, R>(&self, f: F) -> JoinHandle<R>
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
+        self.spawn_blocking_with(f, task::SpawnMeta::caller())
+    }
+
+    /// [`spawn_blocking`](Self::spawn_blocking) with an explicit name and spawn location.
+    pub fn spawn_blocking_with<F, R>(&self, f: F, meta: task::SpawnMeta<'_>) -> JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
         let id = task::next_id();
-        let (notified, join) = task::unowned(BlockingTask(Some(f)), self.clone(), id, false);
+        let (notified, join) = task::unowned(BlockingTask(Some(f)), self.clone(), id, meta, false);
         if let Err(e) = self.push(notified) {
             // Could not start a thread: the task was cancelled; report on the handle.
             tracing::warn!("spawn_blocking: {e}");

@@ -245,7 +245,22 @@ pub fn park_block_on<F: Future>(future: F) -> F::Output {
 impl Handle {
     /// Spawns a task (it runs while some thread is inside `block_on`). During or after shutdown
     /// the future is dropped at once and the handle resolves to a cancellation error.
+    #[track_caller]
     pub fn spawn<F>(&self, future: F, id: Id) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.spawn_with(future, id, rt_core::task::SpawnMeta::caller())
+    }
+
+    /// [`spawn`](Self::spawn) with an explicit name and spawn location.
+    pub fn spawn_with<F>(
+        &self,
+        future: F,
+        id: Id,
+        meta: rt_core::task::SpawnMeta<'_>,
+    ) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
@@ -253,7 +268,7 @@ impl Handle {
         let (join, notified) =
             self.shared
                 .owned
-                .bind(future, self.clone(), id, self.shared.frame_pool);
+                .bind(future, self.clone(), id, meta, self.shared.frame_pool);
         tracing::trace!(task.id = id.as_u64(), "spawn");
         if let Some(n) = notified {
             self.schedule(n);

@@ -23,7 +23,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
 use rt_core::sync::{Arc, Mutex};
-use rt_core::task::{JoinHandle, Notified, OwnedTasks, Schedule, Task};
+use rt_core::task::{JoinHandle, Notified, OwnedTasks, Schedule, SpawnMeta, Task};
 
 use crate::run_queue::RunQueue;
 
@@ -111,12 +111,22 @@ impl LocalSet {
 
     /// Spawns `future` on this set: it runs while the set is driven by
     /// [`run_until`](Self::run_until), on the thread driving it.
+    #[track_caller]
     pub fn spawn_local<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + 'static,
         F::Output: 'static,
     {
-        self.handle.spawn(future)
+        self.handle.spawn(future, SpawnMeta::caller())
+    }
+
+    /// [`spawn_local`](Self::spawn_local) with an explicit name and spawn location.
+    pub fn spawn_local_with<F>(&self, future: F, meta: SpawnMeta<'_>) -> JoinHandle<F::Output>
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+    {
+        self.handle.spawn(future, meta)
     }
 
     /// Runs `future` on the calling task, and the set's tasks alongside it, until `future`
@@ -140,7 +150,7 @@ impl Drop for LocalSet {
 }
 
 impl Handle {
-    fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    fn spawn<F>(&self, future: F, meta: SpawnMeta<'_>) -> JoinHandle<F::Output>
     where
         F: Future + 'static,
         F::Output: 'static,
@@ -152,7 +162,7 @@ impl Handle {
         let (join, notified) = unsafe {
             self.shared
                 .owned
-                .bind_local_in(usize::MAX, future, self.clone(), id, true)
+                .bind_local_in(usize::MAX, future, self.clone(), id, meta, true)
         };
         if let Some(n) = notified {
             self.schedule(n);
@@ -189,12 +199,24 @@ where
     F: Future + 'static,
     F::Output: 'static,
 {
+    spawn_local_with(future, SpawnMeta::caller())
+}
+
+/// [`spawn_local`] with an explicit name and spawn location.
+///
+/// # Panics
+/// As [`spawn_local`].
+pub fn spawn_local_with<F>(future: F, meta: SpawnMeta<'_>) -> JoinHandle<F::Output>
+where
+    F: Future + 'static,
+    F::Output: 'static,
+{
     let h = CURRENT_LOCAL_SET
         .try_with(|c| c.borrow().clone())
         .ok()
         .flatten();
     match h {
-        Some(h) => h.spawn(future),
+        Some(h) => h.spawn(future, meta),
         None => panic!(
             "spawn_local called outside of a LocalSet: run the code inside \
              LocalSet::run_until(..) or LocalSet::block_on(&rt, ..), or spawn with \

@@ -63,26 +63,55 @@ impl Handle {
         context::try_current()
     }
 
-    /// Spawns a task onto this runtime. Does not poll it: the caller continues at once.
+    /// Spawns a task onto this runtime. Does not poll it: the caller continues at once. The
+    /// caller's location is recorded as the task's spawn location.
+    #[track_caller]
     pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.spawn_with(future, rt_core::task::SpawnMeta::caller())
+    }
+
+    /// [`spawn`](Self::spawn) with an explicit name and spawn location (`task::Builder`).
+    pub(crate) fn spawn_with<F>(
+        &self,
+        future: F,
+        meta: rt_core::task::SpawnMeta<'_>,
+    ) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
         let id = rt_core::task::next_id();
         match &self.inner.scheduler {
-            Scheduler::MultiThread(h) => h.spawn(future, id),
-            Scheduler::CurrentThread(h) => h.spawn(future, id),
+            Scheduler::MultiThread(h) => h.spawn_with(future, id, meta),
+            Scheduler::CurrentThread(h) => h.spawn_with(future, id, meta),
         }
     }
 
     /// Runs `f` on the blocking pool.
+    #[track_caller]
     pub fn spawn_blocking<F, R>(&self, f: F) -> JoinHandle<R>
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        self.inner.blocking.spawn_blocking(f)
+        self.spawn_blocking_with(f, rt_core::task::SpawnMeta::caller())
+    }
+
+    /// [`spawn_blocking`](Self::spawn_blocking) with an explicit name and spawn location.
+    pub(crate) fn spawn_blocking_with<F, R>(
+        &self,
+        f: F,
+        meta: rt_core::task::SpawnMeta<'_>,
+    ) -> JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        self.inner.blocking.spawn_blocking_with(f, meta)
     }
 
     /// Makes this runtime current on this thread until the guard drops, so `rt::spawn`, sockets

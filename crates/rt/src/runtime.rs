@@ -78,6 +78,7 @@ impl Runtime {
     }
 
     /// Spawns a task; see [`Handle::spawn`].
+    #[track_caller]
     pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
@@ -87,6 +88,7 @@ impl Runtime {
     }
 
     /// Runs `f` on the blocking pool.
+    #[track_caller]
     pub fn spawn_blocking<F, R>(&self, f: F) -> JoinHandle<R>
     where
         F: FnOnce() -> R + Send + 'static,

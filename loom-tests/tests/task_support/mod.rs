@@ -284,7 +284,13 @@ impl TestSched {
     {
         let mut s = self.clone();
         s.cell = Some(cell.clone());
-        self.inner.owned.bind(future, s, next_id(), false)
+        self.inner.owned.bind(
+            future,
+            s,
+            next_id(),
+            rt_core::task::SpawnMeta::caller(),
+            false,
+        )
     }
 
     /// Binds `future` and queues its first `Notified` (without counting a schedule).

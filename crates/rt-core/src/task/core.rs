@@ -3,7 +3,7 @@
 //!
 //! ```text
 //!  +----------------------+  <- *const Header (what wakers, RawTask and queues point at)
-//!  | Header               |  state word, vtable, id, owned-list slot, pooled flag
+//!  | Header               |  state word, vtable, id, spawn meta, owned-list slot, pooled flag
 //!  +----------------------+
 //!  | scheduler: S         |
 //!  +----------------------+
@@ -20,6 +20,7 @@ use std::task::Waker;
 
 use super::error::JoinError;
 use super::id::Id;
+use super::meta::{MetaPtr, SpawnMeta};
 use super::raw::Vtable;
 use super::state::State;
 use crate::sync::UnsafeCell;
@@ -30,6 +31,9 @@ pub struct Header {
     pub(crate) state: State,
     pub(crate) vtable: &'static Vtable,
     pub(crate) id: Id,
+    /// Spawn location, or a side record with name + location for named tasks (`meta.rs`):
+    /// one word.
+    pub(crate) meta: MetaPtr,
     /// The task's slot in its `OwnedTasks` (`list::UNOWNED` if none). Fixed at creation.
     pub(crate) owned_slot: u32,
     /// The cell came from the frame pool (else from the global allocator).
@@ -62,10 +66,13 @@ pub(crate) struct TaskCell<F: Future, S> {
 }
 
 impl<F: Future, S> TaskCell<F, S> {
+    // One argument per header field, filled in one place (`RawTask::new`).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         future: F,
         scheduler: S,
         id: Id,
+        meta: SpawnMeta<'_>,
         refs: usize,
         pooled: bool,
         owned_slot: u32,
@@ -76,6 +83,7 @@ impl<F: Future, S> TaskCell<F, S> {
                 state: State::new(refs),
                 vtable,
                 id,
+                meta: MetaPtr::new(meta, id),
                 owned_slot,
                 pooled,
             },
@@ -93,14 +101,43 @@ impl Header {
     pub fn id(&self) -> Id {
         self.id
     }
+
+    /// The task's name, if it was spawned with one (`rt::task::Builder::name`).
+    pub fn name(&self) -> Option<&str> {
+        self.meta.name()
+    }
+
+    /// Where the task was spawned (the caller of the spawn function).
+    pub fn spawn_location(&self) -> &'static std::panic::Location<'static> {
+        self.meta.location()
+    }
 }
 
 impl std::fmt::Debug for Header {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Header")
             .field("id", &self.id)
+            .field("name", &self.name())
+            .field("spawned_at", &self.spawn_location())
             .field("state", &self.state)
             .field("pooled", &self.pooled)
             .finish()
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use std::mem::size_of;
+
+    /// Names and spawn locations cost one word per cell (`meta.rs`): the header went from 4
+    /// words to 5. A trivial task (`std::future::Ready<()>`, a one-word scheduler handle)
+    /// went from 88 to 96 bytes (`cargo test -p rt-core --lib cell_size -- --nocapture`).
+    #[test]
+    fn cell_size_grows_by_one_word_for_names_and_locations() {
+        let header = size_of::<Header>();
+        let cell = size_of::<TaskCell<std::future::Ready<()>, usize>>();
+        println!("header {header} bytes, trivial cell {cell} bytes");
+        assert_eq!(header, 5 * size_of::<usize>());
     }
 }

@@ -60,6 +60,8 @@ impl<F: Future, S: Schedule> Harness<F, S> {
         tracing::trace!(task.id = id.as_u64(), "poll");
         let waker = ManuallyDrop::new(super::waker::waker_ref(self.raw()));
         let mut cx = Context::from_waker(&waker);
+        // The task's span (if it has one) covers the poll.
+        let span = self.header().meta.span().map(tracing::Span::enter);
         // Rule 1: we hold RUNNING, so the stage is ours.
         let res = self.cell().stage.with_mut(|stage| {
             let _id = IdGuard::enter(id);
@@ -73,6 +75,8 @@ impl<F: Future, S: Schedule> Harness<F, S> {
                 crate::coop::budget(|| fut.poll(&mut cx))
             }))
         });
+        // Left before anything below can drop the last reference (the span lives in the cell).
+        drop(span);
         match res {
             Ok(Poll::Ready(out)) => {
                 let dropped = self.drop_stage();
@@ -83,7 +87,6 @@ impl<F: Future, S: Schedule> Harness<F, S> {
                         Err(JoinError::panic(id, p))
                     }
                 });
-                tracing::trace!(task.id = id.as_u64(), "complete");
                 self.complete();
             }
             Ok(Poll::Pending) => match self.header().state.transition_to_idle() {
@@ -146,6 +149,7 @@ impl<F: Future, S: Schedule> Harness<F, S> {
     /// RUNNING -> COMPLETE; notify the `JoinHandle`; leave the owned list; drop the poll's
     /// reference (and the list's).
     fn complete(self) {
+        tracing::trace!(task.id = self.header().id.as_u64(), "complete");
         let snapshot = self.header().state.transition_to_complete();
         if !snapshot.is_join_interested() {
             // Rule 5: nobody will read the output, so the completing thread drops it.
@@ -310,6 +314,7 @@ impl<F: Future, S: Schedule> Harness<F, S> {
 
 /// `wake` / `wake_by_ref` land here.
 pub(crate) fn wake_by_val(raw: RawTask) {
+    tracing::trace!(task.id = raw.header().id.as_u64(), "wake");
     match raw.header().state.transition_to_notified_by_val() {
         TransitionToNotified::Submit => raw.schedule(),
         TransitionToNotified::DoNothing => {}
@@ -318,6 +323,7 @@ pub(crate) fn wake_by_val(raw: RawTask) {
 }
 
 pub(crate) fn wake_by_ref(raw: RawTask) {
+    tracing::trace!(task.id = raw.header().id.as_u64(), "wake");
     match raw.header().state.transition_to_notified_by_ref() {
         TransitionToNotified::Submit => raw.schedule(),
         TransitionToNotified::DoNothing => {}

@@ -59,6 +59,18 @@ impl<T> JoinHandle<T> {
         self.raw.header().id
     }
 
+    /// The task's name, if it was spawned with one (`rt::task::Builder::name`). An rt
+    /// extension: tokio has no such accessor.
+    pub fn name(&self) -> Option<&str> {
+        self.raw.header().name()
+    }
+
+    /// Where the task was spawned: the caller of `rt::spawn` (or of whichever spawn function,
+    /// all of which are `#[track_caller]`). An rt extension.
+    pub fn spawn_location(&self) -> &'static std::panic::Location<'static> {
+        self.raw.header().spawn_location()
+    }
+
     /// Gives up the output and keeps only the power to abort: the same as `abort_handle()`
     /// followed by dropping the `JoinHandle`, with one atomic operation instead of three (the
     /// handle's reference passes to the `AbortHandle`).
@@ -124,6 +136,18 @@ impl AbortHandle {
     /// The task's id.
     pub fn id(&self) -> Id {
         self.raw.header().id
+    }
+
+    /// The task's name, if it was spawned with one (`rt::task::Builder::name`). An rt
+    /// extension: tokio has no such accessor.
+    pub fn name(&self) -> Option<&str> {
+        self.raw.header().name()
+    }
+
+    /// Where the task was spawned: the caller of `rt::spawn` (or of whichever spawn function,
+    /// all of which are `#[track_caller]`). An rt extension.
+    pub fn spawn_location(&self) -> &'static std::panic::Location<'static> {
+        self.raw.header().spawn_location()
     }
 }
 

@@ -34,6 +34,7 @@ use std::ptr::{self, NonNull};
 
 use super::core::Header;
 use super::id::Id;
+use super::meta::SpawnMeta;
 use super::raw::RawTask;
 use super::{JoinHandle, Notified, Schedule, Task};
 use crossbeam_utils::CachePadded;
@@ -221,13 +222,14 @@ impl<S: Schedule> OwnedTasks<S> {
         future: F,
         scheduler: S,
         id: Id,
+        meta: SpawnMeta<'_>,
         pooled: bool,
     ) -> (JoinHandle<F::Output>, Option<Notified<S>>)
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        self.bind_in(usize::MAX, future, scheduler, id, pooled)
+        self.bind_in(usize::MAX, future, scheduler, id, meta, pooled)
     }
 
     /// Creates a task owned by this list, taking its slot from the cache of worker `hint` (any
@@ -240,6 +242,7 @@ impl<S: Schedule> OwnedTasks<S> {
         future: F,
         scheduler: S,
         id: Id,
+        meta: SpawnMeta<'_>,
         pooled: bool,
     ) -> (JoinHandle<F::Output>, Option<Notified<S>>)
     where
@@ -247,7 +250,7 @@ impl<S: Schedule> OwnedTasks<S> {
         F::Output: Send + 'static,
     {
         // SAFETY: `F` and its output are `Send`: any thread may poll or drop them.
-        unsafe { self.bind_local_in(hint, future, scheduler, id, pooled) }
+        unsafe { self.bind_local_in(hint, future, scheduler, id, meta, pooled) }
     }
 
     /// [`bind_in`](Self::bind_in) without the `Send` bounds, for a scheduler that keeps its
@@ -266,6 +269,7 @@ impl<S: Schedule> OwnedTasks<S> {
         future: F,
         scheduler: S,
         id: Id,
+        meta: SpawnMeta<'_>,
         pooled: bool,
     ) -> (JoinHandle<F::Output>, Option<Notified<S>>)
     where
@@ -278,7 +282,7 @@ impl<S: Schedule> OwnedTasks<S> {
         } else {
             self.take_index(hint)
         };
-        let raw = RawTask::new(future, scheduler, id, 3, pooled, index);
+        let raw = RawTask::new(future, scheduler, id, meta, 3, pooled, index);
         let join = JoinHandle::new(raw);
         // SAFETY: the three references: list, `Notified`, `JoinHandle`.
         let (task, notified) = unsafe { (Task::<S>::from_raw(raw), Notified::<S>::from_raw(raw)) };

@@ -44,6 +44,7 @@ mod harness;
 mod id;
 mod join;
 mod list;
+mod meta;
 mod raw;
 mod state;
 mod waker;
@@ -56,6 +57,7 @@ pub use self::error::JoinError;
 pub use self::id::{id, try_id, Id};
 pub use self::join::{AbortHandle, JoinHandle};
 pub use self::list::OwnedTasks;
+pub use self::meta::SpawnMeta;
 use self::raw::RawTask;
 
 /// What a task needs of its scheduler.
@@ -193,6 +195,7 @@ pub fn unowned<F, S>(
     future: F,
     scheduler: S,
     id: Id,
+    meta: SpawnMeta<'_>,
     pooled: bool,
 ) -> (Notified<S>, JoinHandle<F::Output>)
 where
@@ -200,7 +203,7 @@ where
     F::Output: Send + 'static,
     S: Schedule,
 {
-    let raw = RawTask::new(future, scheduler, id, 2, pooled, list::UNOWNED);
+    let raw = RawTask::new(future, scheduler, id, meta, 2, pooled, list::UNOWNED);
     // SAFETY: the two references: `Notified` and `JoinHandle`.
     (unsafe { Notified::from_raw(raw) }, JoinHandle::new(raw))
 }

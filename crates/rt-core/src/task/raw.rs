@@ -8,6 +8,7 @@ use std::task::Waker;
 use super::core::{Header, TaskCell};
 use super::harness::Harness;
 use super::id::Id;
+use super::meta::SpawnMeta;
 use super::state::TransitionToNotified;
 use super::Schedule;
 
@@ -68,6 +69,7 @@ impl RawTask {
         future: F,
         scheduler: S,
         id: Id,
+        meta: SpawnMeta<'_>,
         refs: usize,
         pooled: bool,
         owned_slot: u32,
@@ -77,7 +79,9 @@ impl RawTask {
         S: Schedule,
     {
         let vtable = vtable::<F, S>();
-        let cell = TaskCell::new(future, scheduler, id, refs, pooled, owned_slot, vtable);
+        let cell = TaskCell::new(
+            future, scheduler, id, meta, refs, pooled, owned_slot, vtable,
+        );
         let layout = vtable.layout;
         let ptr = if pooled {
             crate::pool::alloc(layout)
@@ -160,6 +164,7 @@ impl RawTask {
 
     /// `abort()` from any thread.
     pub(crate) fn remote_abort(self) {
+        tracing::trace!(task.id = self.header().id.as_u64(), "abort");
         match self.header().state.transition_to_notified_and_cancel() {
             TransitionToNotified::Submit => self.schedule(),
             TransitionToNotified::DoNothing => {}

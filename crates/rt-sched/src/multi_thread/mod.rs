@@ -250,7 +250,22 @@ impl Drop for MultiThread {
 impl Handle {
     /// Spawns a task. During or after shutdown the future is dropped at once and the handle
     /// resolves to a cancellation error.
+    #[track_caller]
     pub fn spawn<F>(&self, future: F, id: rt_core::task::Id) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.spawn_with(future, id, rt_core::task::SpawnMeta::caller())
+    }
+
+    /// [`spawn`](Self::spawn) with an explicit name and spawn location.
+    pub fn spawn_with<F>(
+        &self,
+        future: F,
+        id: rt_core::task::Id,
+        meta: rt_core::task::SpawnMeta<'_>,
+    ) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
@@ -259,10 +274,14 @@ impl Handle {
             let cx = cx.filter(|cx| cx.belongs_to(&self.shared));
             // A worker binds through its own slot cache; other threads share one.
             let hint = cx.map_or(usize::MAX, |cx| cx.index());
-            let (join, notified) =
-                self.shared
-                    .owned
-                    .bind_in(hint, future, self.clone(), id, self.shared.frame_pool);
+            let (join, notified) = self.shared.owned.bind_in(
+                hint,
+                future,
+                self.clone(),
+                id,
+                meta,
+                self.shared.frame_pool,
+            );
             tracing::trace!(task.id = id.as_u64(), "spawn");
             if let Some(n) = notified {
                 match cx {

@@ -55,6 +55,19 @@ impl LocalSet {
         self.inner.spawn_local(future)
     }
 
+    /// [`spawn_local`](Self::spawn_local) with an explicit name and location (`Builder`).
+    pub(crate) fn spawn_local_with<F>(
+        &self,
+        future: F,
+        meta: rt_core::task::SpawnMeta<'_>,
+    ) -> JoinHandle<F::Output>
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+    {
+        self.inner.spawn_local_with(future, meta)
+    }
+
     /// Runs `future`, and the set's tasks alongside it on the same thread, until `future`
     /// completes. Inside, [`spawn_local`] spawns onto this set.
     pub fn run_until<F: Future>(&self, future: F) -> RunUntil<'_, F> {

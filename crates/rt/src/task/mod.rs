@@ -8,6 +8,8 @@ pub use rt_core::coop::consume_budget;
 pub use rt_core::task::{id, try_id, AbortHandle, Id, JoinError, JoinHandle};
 
 pub use crate::{spawn, spawn_blocking};
+mod builder;
+pub use builder::Builder;
 mod join_set;
 pub use join_set::JoinSet;
 mod group;
