@@ -141,7 +141,7 @@ pub(crate) fn run(handle: Handle, index: usize, local: Local<Notified<Handle>>, 
     };
     let prev = CURRENT_WORKER.with(|c| c.replace(&cx));
     let _reset = ResetCurrentWorker(prev);
-    cx.run_loop(&|| false);
+    cx.run_loop(|| false);
     // Drop what is still queued here: the owned list cancels those tasks at shutdown.
     drop(cx.lifo.take());
     while let Some(t) = cx.local.pop() {
@@ -191,8 +191,8 @@ impl WorkerContext {
     }
 
     /// The worker loop, until shutdown or until `stop` says so (a substitute's loop stops when
-    /// its lender reclaims the context).
-    fn run_loop(&self, stop: &dyn Fn() -> bool) {
+    /// its lender reclaims the context; a worker's own `|| false` compiles away).
+    fn run_loop(&self, stop: impl Fn() -> bool) {
         while !self.shared().is_shutdown() && !stop() {
             if let Some(task) = self.next_task() {
                 self.run_task(task);
@@ -616,7 +616,7 @@ fn substitute(cx: &WorkerContext) {
     }
     let prev = CURRENT_WORKER.with(|c| c.replace(cx));
     let _reset = ResetCurrentWorker(prev);
-    cx.run_loop(&|| cx.reclaim.load(Ordering::SeqCst));
+    cx.run_loop(|| cx.reclaim.load(Ordering::SeqCst));
 }
 
 /// Takes a lent context back when `f` returns or unwinds.
