@@ -38,6 +38,8 @@
 //!    check after publishing `on_driver` (SeqCst both sides), so the wake is never lost. A
 //!    parked substitute takes itself off the sleepers list (not searching) before it stops,
 //!    so the idle counters stay as the loop left them.
+//!    Only a substitute reads the flag (the context's `lent` cell says it is one), so a
+//!    worker on its own thread has no extra atomic anywhere.
 //! 4. The substitute stops only between two tasks, so the lender waits at most for the task
 //!    the substitute is polling. A substitute's task may itself call `block_in_place`: it
 //!    lends the context on to another substitute, by the same rules.

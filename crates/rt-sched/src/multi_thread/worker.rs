@@ -85,6 +85,10 @@ pub(crate) struct WorkerContext {
     /// running it (see `super::block_in_place`). The only field another thread writes while
     /// the context is in use, hence an atomic.
     reclaim: AtomicBool,
+    /// Whether a substitute thread is running this context (set by the substitute, cleared by
+    /// the lender after the join): only a substitute looks at `reclaim`, so a worker's own
+    /// park path has no extra atomic (nor its loom models extra interleavings).
+    lent: Cell<bool>,
 }
 
 rt_core::sync::thread_local! {
@@ -138,6 +142,7 @@ pub(crate) fn run(handle: Handle, index: usize, local: Local<Notified<Handle>>, 
         parked_turn: Cell::new(0),
         parker,
         reclaim: AtomicBool::new(false),
+        lent: Cell::new(false),
     };
     let prev = CURRENT_WORKER.with(|c| c.replace(&cx));
     let _reset = ResetCurrentWorker(prev);
@@ -150,6 +155,12 @@ pub(crate) fn run(handle: Handle, index: usize, local: Local<Notified<Handle>>, 
 }
 
 impl WorkerContext {
+    /// On a substitute: its lender wants the context back (always false on a worker's own
+    /// thread).
+    fn reclaimed(&self) -> bool {
+        self.lent.get() && self.reclaim.load(Ordering::SeqCst)
+    }
+
     fn shared(&self) -> &Shared {
         &self.handle.shared
     }
@@ -329,7 +340,7 @@ impl WorkerContext {
             if shared.is_shutdown() {
                 return;
             }
-            if self.reclaim.load(Ordering::SeqCst) {
+            if self.reclaimed() {
                 // A substitute whose lender wants its context back (`super::block_in_place`):
                 // leave the sleepers list ourselves, not searching, and stop.
                 if shared.idle.unpark_worker_by_id(self.index) == UnparkById::NotParked {
@@ -402,7 +413,7 @@ impl WorkerContext {
         }
         // Checked again once we hold the shard: a notify whose unpark another thread's turn
         // of this shard took before we got it would otherwise leave us blocked.
-        let notified = || !shared.idle.is_parked(self.index) || self.reclaim.load(Ordering::SeqCst);
+        let notified = || !shared.idle.is_parked(self.index) || self.reclaimed();
         // For auto-advance of a paused clock: nothing anywhere can make progress.
         let all_idle = || self.lifo_is_empty() && self.local.is_empty() && shared.all_idle();
         let mut drove = driver.try_drive_idle(self.shard, timeout, &notified, &all_idle);
@@ -614,9 +625,10 @@ fn substitute(cx: &WorkerContext) {
             d.bind_thread(cx.shard);
         }
     }
+    cx.lent.set(true);
     let prev = CURRENT_WORKER.with(|c| c.replace(cx));
     let _reset = ResetCurrentWorker(prev);
-    cx.run_loop(|| cx.reclaim.load(Ordering::SeqCst));
+    cx.run_loop(|| cx.reclaimed());
 }
 
 /// Takes a lent context back when `f` returns or unwinds.
@@ -642,6 +654,7 @@ impl Drop for Lent {
             let _ = t.join();
         }
         cx.reclaim.store(false, Ordering::SeqCst);
+        cx.lent.set(false);
         let _ = CURRENT_WORKER.try_with(|c| c.set(self.cx));
     }
 }
