@@ -214,3 +214,37 @@ fn outside_runtime_just_runs() {
     let rt = multi(1);
     assert_eq!(rt.block_on(async { rt::task::block_in_place(|| 6) }), 6);
 }
+
+/// The outer lender takes the worker back while its substitute is itself blocked in a nested
+/// `block_in_place`: the deeper substitute keeps serving until the nested call returns (the
+/// task it must run is only woken by the outer closure's end), then the context comes back
+/// level by level.
+#[test]
+fn outer_reclaim_while_substitute_lends_on() {
+    let rt = multi(1);
+    let v = rt.block_on(async {
+        rt::spawn(async {
+            let (in_tx, in_rx) = mpsc::channel::<()>();
+            let (go_tx, go_rx) = rt::sync::oneshot::channel::<u32>();
+            let nested = rt::spawn(async move {
+                let (tx, rx) = mpsc::channel();
+                rt::spawn(async move {
+                    let n = go_rx.await.unwrap();
+                    tx.send(n).unwrap();
+                });
+                rt::task::block_in_place(move || {
+                    in_tx.send(()).unwrap();
+                    rx.recv_timeout(DEADLOCK).expect("the deeper substitute stopped early")
+                })
+            });
+            rt::task::block_in_place(move || {
+                in_rx.recv_timeout(DEADLOCK).unwrap();
+                go_tx.send(9).unwrap();
+            });
+            nested.await.unwrap()
+        })
+        .await
+        .unwrap()
+    });
+    assert_eq!(v, 9);
+}

@@ -32,14 +32,17 @@
 //! 2. While lent, the lender is no worker: its `CURRENT_WORKER` is null, so spawns and wakes
 //!    from the closure go to the injector, a nested `block_in_place` just runs its closure,
 //!    and blocking is allowed on it (`rt_core::driving` is off).
-//! 3. To take the context back, the lender sets the context's `reclaim` flag, then wakes the
+//! 3. To take the context back, the lender sets its substitute's reclaim flag, then wakes the
 //!    substitute like a notify does (`Shared::unpark_worker`); the substitute checks the flag
 //!    at the top of every loop turn and of every park turn, and in the driver's "notified"
 //!    check after publishing `on_driver` (SeqCst both sides), so the wake is never lost. A
 //!    parked substitute takes itself off the sleepers list (not searching) before it stops,
 //!    so the idle counters stay as the loop left them.
-//!    Only a substitute reads the flag (the context's `lent` cell says it is one), so a
-//!    worker on its own thread has no extra atomic anywhere.
+//!    Each lend has its own flag (on the lender's stack; the context's `reclaim` cell points at
+//!    the flag of the substitute running it), so in a chain (a substitute lending on) a
+//!    request reaches only the substitute it is meant for: the deeper one keeps serving until
+//!    its own lender takes the context back. A worker on its own thread has a null pointer
+//!    there and reads no extra atomic.
 //! 4. The substitute stops only between two tasks, so the lender waits at most for the task
 //!    the substitute is polling. A substitute's task may itself call `block_in_place`: it
 //!    lends the context on to another substitute, by the same rules.

@@ -81,14 +81,12 @@ pub(crate) struct WorkerContext {
     parked_turn: Cell<u8>,
     /// This worker's parker (it travels with the context when the context is lent).
     parker: Parker,
-    /// Set by a thread in `block_in_place` to take its lent context back from the substitute
-    /// running it (see `super::block_in_place`). The only field another thread writes while
-    /// the context is in use, hence an atomic.
-    reclaim: AtomicBool,
-    /// Whether a substitute thread is running this context (set by the substitute, cleared by
-    /// the lender after the join): only a substitute looks at `reclaim`, so a worker's own
-    /// park path has no extra atomic (nor its loom models extra interleavings).
-    lent: Cell<bool>,
+    /// On a substitute thread running this context (`super::block_in_place`): its lender's
+    /// reclaim flag, which lives on the lender's stack until the lender has joined this
+    /// substitute. Null on the worker's own thread, so its park path reads no extra atomic
+    /// (nor do its loom models get extra interleavings). Each lender of a chain (a substitute
+    /// may lend on) has its own flag, and restores its own after its join.
+    reclaim: Cell<*const AtomicBool>,
 }
 
 rt_core::sync::thread_local! {
@@ -141,8 +139,7 @@ pub(crate) fn run(handle: Handle, index: usize, local: Local<Notified<Handle>>, 
         seen_turns: (0..shards).map(|_| Cell::new(0)).collect(),
         parked_turn: Cell::new(0),
         parker,
-        reclaim: AtomicBool::new(false),
-        lent: Cell::new(false),
+        reclaim: Cell::new(ptr::null()),
     };
     let prev = CURRENT_WORKER.with(|c| c.replace(&cx));
     let _reset = ResetCurrentWorker(prev);
@@ -158,7 +155,9 @@ impl WorkerContext {
     /// On a substitute: its lender wants the context back (always false on a worker's own
     /// thread).
     fn reclaimed(&self) -> bool {
-        self.lent.get() && self.reclaim.load(Ordering::SeqCst)
+        // SAFETY: non-null only on a substitute, pointing at its lender's flag, which outlives
+        // the substitute (rule 1 of `super::block_in_place`).
+        unsafe { self.reclaim.get().as_ref() }.is_some_and(|f| f.load(Ordering::SeqCst))
     }
 
     fn shared(&self) -> &Shared {
@@ -579,9 +578,14 @@ pub(crate) fn block_in_place<F: FnOnce() -> R, R>(f: F) -> Result<R, F> {
     // below this call.
     let cx = unsafe { &*p };
     let shared = cx.handle.shared.clone();
+    // Ours, if this thread is itself a substitute; restored after the join.
+    let saved = cx.reclaim.get();
+    // The substitute's reclaim flag: declared before `Lent`, so it outlives `Lent::drop`'s
+    // join even when `f` unwinds.
+    let flag = AtomicBool::new(false);
     // Rule 2: from here until `Lent`'s drop, this thread does not touch `cx`.
     CURRENT_WORKER.with(|c| c.set(ptr::null()));
-    let lent = LentPtr(p);
+    let lent = LentPtr(p, &flag);
     let spawned = shared.spawner.spawn(
         move || {
             let lent = lent;
@@ -590,7 +594,7 @@ pub(crate) fn block_in_place<F: FnOnce() -> R, R>(f: F) -> Result<R, F> {
             // context meanwhile; so the context outlives this thread and is used by this thread
             // alone until the join, which orders our last use before the lender's next.
             let cx = unsafe { &*lent.0 };
-            substitute(cx);
+            substitute(cx, lent.1);
         },
         || {},
     );
@@ -605,6 +609,8 @@ pub(crate) fn block_in_place<F: FnOnce() -> R, R>(f: F) -> Result<R, F> {
     };
     let _lent = Lent {
         cx: p,
+        flag: &flag,
+        saved,
         thread: Some(thread),
         driving: rt_core::driving::set_driving(false),
     };
@@ -612,49 +618,52 @@ pub(crate) fn block_in_place<F: FnOnce() -> R, R>(f: F) -> Result<R, F> {
 }
 
 /// The context pointer, moved to the substitute thread (see the SAFETY comment there).
-struct LentPtr(*const WorkerContext);
+struct LentPtr(*const WorkerContext, *const AtomicBool);
 // SAFETY: the context is used by one thread at a time: the substitute from its start to its
 // exit, the lender before the spawn and after the join (rule 1 of `super::block_in_place`).
 unsafe impl Send for LentPtr {}
 
 /// The substitute thread's body: the lender's worker loop, until reclaimed or shutdown.
-fn substitute(cx: &WorkerContext) {
+fn substitute(cx: &WorkerContext, flag: *const AtomicBool) {
     rt_core::pool::set_thread_mode(rt_core::pool::ThreadMode::Recycling);
     if cx.owns_shard {
         if let Some(d) = &cx.handle.shared.io_driver {
             d.bind_thread(cx.shard);
         }
     }
-    cx.lent.set(true);
+    cx.reclaim.set(flag);
     let prev = CURRENT_WORKER.with(|c| c.replace(cx));
     let _reset = ResetCurrentWorker(prev);
     cx.run_loop(|| cx.reclaimed());
 }
 
 /// Takes a lent context back when `f` returns or unwinds.
-struct Lent {
+struct Lent<'a> {
     cx: *const WorkerContext,
+    /// The substitute's reclaim flag.
+    flag: &'a AtomicBool,
+    /// The context's `reclaim` before the lend (this thread's own flag, if a substitute).
+    saved: *const AtomicBool,
     thread: Option<rt_core::sync::thread::JoinHandle<()>>,
     driving: bool,
 }
 
-impl Drop for Lent {
+impl Drop for Lent<'_> {
     fn drop(&mut self) {
         rt_core::driving::set_driving(self.driving);
         // SAFETY: the context outlives this call (it is on this thread's stack, below us);
-        // only its atomic `reclaim` and the `Sync` shared state are touched until the join.
+        // only `flag` (ours) and the `Sync` shared state are touched until the join.
         let cx = unsafe { &*self.cx };
         let shared = &cx.handle.shared;
         // Rule 3: set the flag, then wake the substitute wherever it sleeps; its park re-checks
         // the flag after publishing `on_driver` (both SeqCst), so the wake is not lost.
-        cx.reclaim.store(true, Ordering::SeqCst);
+        self.flag.store(true, Ordering::SeqCst);
         shared.unpark_worker(cx.index);
         if let Some(t) = self.thread.take() {
             // A panic on the substitute is a bug in the loop itself (tasks catch theirs).
             let _ = t.join();
         }
-        cx.reclaim.store(false, Ordering::SeqCst);
-        cx.lent.set(false);
+        cx.reclaim.set(self.saved);
         let _ = CURRENT_WORKER.try_with(|c| c.set(self.cx));
     }
 }
