@@ -234,7 +234,8 @@ fn outer_reclaim_while_substitute_lends_on() {
                 });
                 rt::task::block_in_place(move || {
                     in_tx.send(()).unwrap();
-                    rx.recv_timeout(DEADLOCK).expect("the deeper substitute stopped early")
+                    rx.recv_timeout(DEADLOCK)
+                        .expect("the deeper substitute stopped early")
                 })
             });
             rt::task::block_in_place(move || {
