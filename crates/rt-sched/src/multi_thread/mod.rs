@@ -15,6 +15,40 @@
 //! default) the injector first (fairness); else the LIFO slot (at most 3 in a row, so ping-pong
 //! pairs cannot starve the queue), the local queue, the injector; then it steals half of
 //! another worker's queue; then it spins briefly; then it parks.
+//!
+//! # `block_in_place`: lending a worker to a substitute thread
+//!
+//! A task that must block its thread calls [`block_in_place`]. Everything only this worker
+//! serves — its LIFO slot, its local queue (others steal from it only when idle), its IO shard
+//! — would wait for the call; so the worker lends its whole context (queues, LIFO slot, parker,
+//! shard, idle state, counters: one `WorkerContext`) to a substitute thread that runs the
+//! same worker loop with the same index, and takes it back when the closure returns. Tokio
+//! moves its worker's core to a new thread for the same reason. The rules:
+//!
+//! 1. One thread at a time uses a context. The lender stops using it before it starts the
+//!    substitute and uses it again only after joining it (spawn and join order the uses); it
+//!    neither returns nor unwinds past the join, so the context (on the lender's stack)
+//!    outlives the substitute.
+//! 2. While lent, the lender is no worker: its `CURRENT_WORKER` is null, so spawns and wakes
+//!    from the closure go to the injector, a nested `block_in_place` just runs its closure,
+//!    and blocking is allowed on it (`rt_core::driving` is off).
+//! 3. To take the context back, the lender sets its substitute's reclaim flag, then wakes the
+//!    substitute like a notify does (`Shared::unpark_worker`); the substitute checks the flag
+//!    at the top of every loop turn and of every park turn, and in the driver's "notified"
+//!    check after publishing `on_driver` (SeqCst both sides), so the wake is never lost. A
+//!    parked substitute takes itself off the sleepers list (not searching) before it stops,
+//!    so the idle counters stay as the loop left them.
+//!    Each lend has its own flag (on the lender's stack; the context's `reclaim` cell points at
+//!    the flag of the substitute running it), so in a chain (a substitute lending on) a
+//!    request reaches only the substitute it is meant for: the deeper one keeps serving until
+//!    its own lender takes the context back. A worker on its own thread has a null pointer
+//!    there and reads no extra atomic.
+//! 4. The substitute stops only between two tasks, so the lender waits at most for the task
+//!    the substitute is polling. A substitute's task may itself call `block_in_place`: it
+//!    lends the context on to another substitute, by the same rules.
+//! 5. A substitute is a fresh thread started by the workers' `ThreadSpawner` (same name,
+//!    runtime context and `on_thread_start`/`on_thread_stop` hooks). If the OS refuses one,
+//!    the closure runs in place, keeping the context (warned through `tracing`).
 
 mod worker;
 
@@ -95,6 +129,8 @@ pub(crate) struct Shared {
     /// Parked workers whose driver turn woke tasks onto their own queues and that have not yet
     /// left the sleepers list for them (see `all_idle`).
     settling: rt_core::sync::AtomicUsize,
+    /// Starts `block_in_place`'s substitute threads (the workers' own spawner).
+    spawner: ThreadSpawner,
 }
 
 /// A handle to a multi-thread scheduler: spawns tasks, and is the `Schedule` of its tasks.
@@ -159,6 +195,7 @@ impl MultiThread {
             exited: Mutex::new(vec![false; n].into_boxed_slice()),
             exit_signal: Condvar::new(),
             settling: rt_core::sync::AtomicUsize::new(0),
+            spawner: config.threads.clone(),
         });
         MultiThread {
             handle: Handle { shared },
@@ -330,6 +367,15 @@ impl Handle {
             _ => self.shared.schedule_remote(self, task),
         })
     }
+}
+
+/// Runs `f`, which may block its thread, from a task on a multi-thread worker: the worker's
+/// queues, LIFO slot and IO shard are served by a substitute thread meanwhile (see the module
+/// docs), so the tasks it holds keep running. Returns `Err(f)`, without running it, when this
+/// thread is not running a multi-thread worker loop (outside a task, on a current-thread
+/// runtime, or already inside `block_in_place`); the caller decides what that means.
+pub fn block_in_place<F: FnOnce() -> R, R>(f: F) -> Result<R, F> {
+    worker::block_in_place(f)
 }
 
 impl Shared {

@@ -16,6 +16,8 @@ use std::time::Duration;
 
 use rt_core::task::Notified;
 
+use rt_core::sync::{AtomicBool, Ordering};
+
 use super::{Arc, Handle, Shared};
 use crate::idle::{LeftSearching, ToSearching, UnparkById};
 use crate::park::Parker;
@@ -77,6 +79,14 @@ pub(crate) struct WorkerContext {
     /// In `drive` (parked, turning the driver): 1; 2 once a wake put a task on this worker's
     /// own queues and `Shared::settling` counts it; 0 otherwise.
     parked_turn: Cell<u8>,
+    /// This worker's parker (it travels with the context when the context is lent).
+    parker: Parker,
+    /// On a substitute thread running this context (`super::block_in_place`): its lender's
+    /// reclaim flag, which lives on the lender's stack until the lender has joined this
+    /// substitute. Null on the worker's own thread, so its park path reads no extra atomic
+    /// (nor do its loom models get extra interleavings). Each lender of a chain (a substitute
+    /// may lend on) has its own flag, and restores its own after its join.
+    reclaim: Cell<*const AtomicBool>,
 }
 
 rt_core::sync::thread_local! {
@@ -128,10 +138,12 @@ pub(crate) fn run(handle: Handle, index: usize, local: Local<Notified<Handle>>, 
         owns_shard,
         seen_turns: (0..shards).map(|_| Cell::new(0)).collect(),
         parked_turn: Cell::new(0),
+        parker,
+        reclaim: Cell::new(ptr::null()),
     };
     let prev = CURRENT_WORKER.with(|c| c.replace(&cx));
     let _reset = ResetCurrentWorker(prev);
-    cx.run_loop(&parker);
+    cx.run_loop(|| false);
     // Drop what is still queued here: the owned list cancels those tasks at shutdown.
     drop(cx.lifo.take());
     while let Some(t) = cx.local.pop() {
@@ -140,6 +152,14 @@ pub(crate) fn run(handle: Handle, index: usize, local: Local<Notified<Handle>>, 
 }
 
 impl WorkerContext {
+    /// On a substitute: its lender wants the context back (always false on a worker's own
+    /// thread).
+    fn reclaimed(&self) -> bool {
+        // SAFETY: non-null only on a substitute, pointing at its lender's flag, which outlives
+        // the substitute (rule 1 of `super::block_in_place`).
+        unsafe { self.reclaim.get().as_ref() }.is_some_and(|f| f.load(Ordering::SeqCst))
+    }
+
     fn shared(&self) -> &Shared {
         &self.handle.shared
     }
@@ -180,8 +200,10 @@ impl WorkerContext {
         }
     }
 
-    fn run_loop(&self, parker: &Parker) {
-        while !self.shared().is_shutdown() {
+    /// The worker loop, until shutdown or until `stop` says so (a substitute's loop stops when
+    /// its lender reclaims the context; a worker's own `|| false` compiles away).
+    fn run_loop(&self, stop: impl Fn() -> bool) {
+        while !self.shared().is_shutdown() && !stop() {
             if let Some(task) = self.next_task() {
                 self.run_task(task);
                 continue;
@@ -198,7 +220,7 @@ impl WorkerContext {
                 self.run_task(task);
                 continue;
             }
-            self.park(parker);
+            self.park(&self.parker);
         }
     }
 
@@ -317,6 +339,15 @@ impl WorkerContext {
             if shared.is_shutdown() {
                 return;
             }
+            if self.reclaimed() {
+                // A substitute whose lender wants its context back (`super::block_in_place`):
+                // leave the sleepers list ourselves, not searching, and stop.
+                if shared.idle.unpark_worker_by_id(self.index) == UnparkById::NotParked {
+                    // A notify took us off the list first and counted us as searching.
+                    self.is_searching.set(true);
+                }
+                return;
+            }
             if let Some(driver) = &shared.io_driver {
                 let until_trim = (!trimmed).then(|| TRIM_AFTER.saturating_sub(parked_at.elapsed()));
                 match self.park_in_driver(driver.as_ref(), until_trim) {
@@ -381,7 +412,7 @@ impl WorkerContext {
         }
         // Checked again once we hold the shard: a notify whose unpark another thread's turn
         // of this shard took before we got it would otherwise leave us blocked.
-        let notified = || !shared.idle.is_parked(self.index);
+        let notified = || !shared.idle.is_parked(self.index) || self.reclaimed();
         // For auto-advance of a paused clock: nothing anywhere can make progress.
         let all_idle = || self.lifo_is_empty() && self.local.is_empty() && shared.all_idle();
         let mut drove = driver.try_drive_idle(self.shard, timeout, &notified, &all_idle);
@@ -534,4 +565,105 @@ enum Drove {
     NotifiedMeanwhile,
     /// The driver woke tasks onto our own queue; we left the sleepers list ourselves.
     OwnWork,
+}
+
+/// `super::block_in_place`'s body: lends this thread's worker context to a substitute thread
+/// for the length of `f`. `Err(f)` when this thread runs no worker loop.
+pub(crate) fn block_in_place<F: FnOnce() -> R, R>(f: F) -> Result<R, F> {
+    let p = CURRENT_WORKER.try_with(|c| c.get()).unwrap_or(ptr::null());
+    if p.is_null() {
+        return Err(f);
+    }
+    // SAFETY: non-null only while `run` (which owns the context) is on this thread's stack,
+    // below this call.
+    let cx = unsafe { &*p };
+    let shared = cx.handle.shared.clone();
+    // Ours, if this thread is itself a substitute; restored after the join.
+    let saved = cx.reclaim.get();
+    // The substitute's reclaim flag: declared before `Lent`, so it outlives `Lent::drop`'s
+    // join even when `f` unwinds.
+    let flag = AtomicBool::new(false);
+    // Rule 2: from here until `Lent`'s drop, this thread does not touch `cx`.
+    CURRENT_WORKER.with(|c| c.set(ptr::null()));
+    let lent = LentPtr(p, &flag);
+    let spawned = shared.spawner.spawn(
+        move || {
+            let lent = lent;
+            // SAFETY: rule 1 of `super::block_in_place`: the lender neither returns nor
+            // unwinds past `Lent::drop`, which joins this thread, and does not touch the
+            // context meanwhile; so the context outlives this thread and is used by this thread
+            // alone until the join, which orders our last use before the lender's next.
+            let cx = unsafe { &*lent.0 };
+            substitute(cx, lent.1);
+        },
+        || {},
+    );
+    let thread = match spawned {
+        Ok(t) => t,
+        Err(e) => {
+            // No thread to lend to: keep the context, and block here as a plain call would.
+            CURRENT_WORKER.with(|c| c.set(p));
+            tracing::warn!(error = %e, "block_in_place: could not start a substitute worker thread; running the closure in place");
+            return Ok(f());
+        }
+    };
+    let _lent = Lent {
+        cx: p,
+        flag: &flag,
+        saved,
+        thread: Some(thread),
+        driving: rt_core::driving::set_driving(false),
+    };
+    Ok(f())
+}
+
+/// The context pointer, moved to the substitute thread (see the SAFETY comment there).
+struct LentPtr(*const WorkerContext, *const AtomicBool);
+// SAFETY: the context is used by one thread at a time: the substitute from its start to its
+// exit, the lender before the spawn and after the join (rule 1 of `super::block_in_place`).
+unsafe impl Send for LentPtr {}
+
+/// The substitute thread's body: the lender's worker loop, until reclaimed or shutdown.
+fn substitute(cx: &WorkerContext, flag: *const AtomicBool) {
+    rt_core::pool::set_thread_mode(rt_core::pool::ThreadMode::Recycling);
+    if cx.owns_shard {
+        if let Some(d) = &cx.handle.shared.io_driver {
+            d.bind_thread(cx.shard);
+        }
+    }
+    cx.reclaim.set(flag);
+    let prev = CURRENT_WORKER.with(|c| c.replace(cx));
+    let _reset = ResetCurrentWorker(prev);
+    cx.run_loop(|| cx.reclaimed());
+}
+
+/// Takes a lent context back when `f` returns or unwinds.
+struct Lent<'a> {
+    cx: *const WorkerContext,
+    /// The substitute's reclaim flag.
+    flag: &'a AtomicBool,
+    /// The context's `reclaim` before the lend (this thread's own flag, if a substitute).
+    saved: *const AtomicBool,
+    thread: Option<rt_core::sync::thread::JoinHandle<()>>,
+    driving: bool,
+}
+
+impl Drop for Lent<'_> {
+    fn drop(&mut self) {
+        rt_core::driving::set_driving(self.driving);
+        // SAFETY: the context outlives this call (it is on this thread's stack, below us);
+        // only `flag` (ours) and the `Sync` shared state are touched until the join.
+        let cx = unsafe { &*self.cx };
+        let shared = &cx.handle.shared;
+        // Rule 3: set the flag, then wake the substitute wherever it sleeps; its park re-checks
+        // the flag after publishing `on_driver` (both SeqCst), so the wake is not lost.
+        self.flag.store(true, Ordering::SeqCst);
+        shared.unpark_worker(cx.index);
+        if let Some(t) = self.thread.take() {
+            // A panic on the substitute is a bug in the loop itself (tasks catch theirs).
+            let _ = t.join();
+        }
+        cx.reclaim.set(self.saved);
+        let _ = CURRENT_WORKER.try_with(|c| c.set(self.cx));
+    }
 }
