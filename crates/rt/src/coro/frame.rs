@@ -48,7 +48,7 @@
 //!
 //! 1. **Only inside a poll.** The slot is touched only on the thread that is polling the
 //!    coroutine's body, while `poll_resume` is on its stack: by `poll_resume` itself, and by a
-//!    `yield_` future, which reaches it through the thread-local [`CURRENT`] (the address of
+//!    `yield_` future, which reaches it through the thread-local [`CURRENT_COROUTINE`] (the address of
 //!    the running coroutine's [`Shared`]: its id, then its slot), set for exactly the duration
 //!    of the body's poll and restored after it (also on unwind), so nested coroutines see their
 //!    own. Hence no atomics:
@@ -56,7 +56,7 @@
 //!    whole.
 //! 2. **Ids are unique.** Every body (each `new` and each `reset`) gets a fresh id, never reused
 //!    in the process; its `Co` carries that id. A `yield_` future compares its id with
-//!    `CURRENT`'s before touching anything and panics with a message on a mismatch (a `Co` moved
+//!    `CURRENT_COROUTINE`'s before touching anything and panics with a message on a mismatch (a `Co` moved
 //!    out of its body, polled in a spawned task, in another coroutine, or after a `reset`). Equal
 //!    ids therefore mean: this slot is the one of the body the `Co` was made for, of the same
 //!    `Y` and `R`, and it is live (its coroutine is inside `poll_resume`).
@@ -98,7 +98,7 @@ pub(crate) struct Local(PhantomData<*const ()>);
 rt_core::sync::thread_local! {
     /// The [`Shared`] of the coroutine whose body this thread is polling (null when none).
     /// Rule 1. One pointer, so entering and leaving a poll are one 8-byte store each.
-    static CURRENT: Cell<*const u64> = const { Cell::new(ptr::null()) };
+    static CURRENT_COROUTINE: Cell<*const u64> = const { Cell::new(ptr::null()) };
 }
 
 /// A fresh coroutine id, never 0, never reused (rule 2). Handed out in per-thread blocks so a
@@ -129,10 +129,10 @@ fn next_id() -> u64 {
 /// (its first field), or null (rule 1).
 #[inline]
 pub(super) fn current() -> *const u64 {
-    CURRENT.try_with(Cell::get).unwrap_or(ptr::null())
+    CURRENT_COROUTINE.try_with(Cell::get).unwrap_or(ptr::null())
 }
 
-/// Sets [`CURRENT`] for one poll and restores the previous value when dropped (also on unwind).
+/// Sets [`CURRENT_COROUTINE`] for one poll and restores the previous value when dropped (also on unwind).
 struct Enter {
     prev: *const u64,
 }
@@ -140,7 +140,7 @@ struct Enter {
 impl Enter {
     #[inline]
     fn new(shared: *const u64) -> Enter {
-        let prev = CURRENT
+        let prev = CURRENT_COROUTINE
             .try_with(|c| c.replace(shared))
             .unwrap_or(ptr::null());
         Enter { prev }
@@ -150,7 +150,7 @@ impl Enter {
 impl Drop for Enter {
     #[inline]
     fn drop(&mut self) {
-        let _ = CURRENT.try_with(|c| c.set(self.prev));
+        let _ = CURRENT_COROUTINE.try_with(|c| c.set(self.prev));
     }
 }
 
@@ -165,7 +165,7 @@ pub(super) enum Slot<Y, R> {
 #[repr(C)]
 pub(super) struct Shared<Y, R> {
     /// This body's id (rule 2). The first field of a `repr(C)` struct, so a `yield_` can read it
-    /// through [`CURRENT`] before it knows the slot's types.
+    /// through [`CURRENT_COROUTINE`] before it knows the slot's types.
     pub(super) id: u64,
     pub(super) slot: Cell<Slot<Y, R>>,
 }
@@ -291,7 +291,7 @@ pub(crate) struct Raw<Y, R, T, K> {
 
 // SAFETY: a `Raw<.., Sendable>` is made only by `Coroutine::new`/`reset`, which require the body
 // `F` and its future `Fut` to be `Send`; the slot holds `Y` and `R`, and `T` is only produced.
-// Nothing in it is tied to a thread: `CURRENT` points at the slot only during a poll, which
+// Nothing in it is tied to a thread: `CURRENT_COROUTINE` points at the slot only during a poll, which
 // borrows the `Raw` mutably (rule 1).
 unsafe impl<Y: Send, R: Send, T: Send> Send for Raw<Y, R, T, Sendable> {}
 

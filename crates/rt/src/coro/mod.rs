@@ -171,7 +171,7 @@ impl<Y, R> Future for Yield<Y, R> {
     fn poll(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<R> {
         let this = self.get_mut();
         let current = frame::current();
-        // SAFETY: a non-null `CURRENT` points at the `Shared` of a coroutine inside
+        // SAFETY: a non-null `CURRENT_COROUTINE` points at the `Shared` of a coroutine inside
         // `poll_resume` on this thread (rule 1 in `frame.rs`): live, and its first field is the
         // `u64` id, which nobody writes during the poll.
         if current.is_null() || unsafe { *current } != this.id {
