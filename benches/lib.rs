@@ -129,3 +129,164 @@ pub async fn yield_now() {
     })
     .await
 }
+
+/// The three contestants of the peer benchmarks (`peers.rs`, `scaling.rs`): rt, tokio and the
+/// `async-executor` peer, each with the same number of worker threads.
+pub struct Runtimes {
+    /// Worker threads of each.
+    pub workers: usize,
+    pub rt: rt::Runtime,
+    pub tokio: tokio::runtime::Runtime,
+    /// The peer: a leaked static executor on `workers` threads ([`static_executor`]).
+    pub ex: Ex,
+}
+
+impl std::fmt::Debug for Runtimes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtimes")
+            .field("workers", &self.workers)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The `async-executor` peer's handle.
+pub type Ex = &'static async_executor::Executor<'static>;
+
+impl Runtimes {
+    /// All three with `workers` worker threads.
+    pub fn new(workers: usize) -> Runtimes {
+        Runtimes {
+            workers,
+            rt: rt::Builder::new_multi_thread()
+                .worker_threads(workers)
+                .build()
+                .unwrap(),
+            tokio: tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(workers)
+                .enable_all()
+                .build()
+                .unwrap(),
+            ex: static_executor(workers),
+        }
+    }
+
+    /// Runs `f` as a task on the peer executor and waits for it from this (non-worker) thread.
+    pub fn smol<T: Send + 'static>(
+        &self,
+        f: impl std::future::Future<Output = T> + Send + 'static,
+    ) -> T {
+        async_io::block_on(self.ex.spawn(f))
+    }
+}
+
+/// The ping-pong workload, one round per call: `PAIRS` pingers each do `TRIPS` round trips with
+/// a partner task through one-shot channels (for the peer: an `async-channel` of capacity 1,
+/// used once); each reply carries the sender for the next ping, a recursive type.
+pub mod ping_pong {
+    use super::Runtimes;
+
+    /// Pinger/partner pairs per round.
+    pub const PAIRS: usize = 1_000;
+    /// Round trips per pair.
+    pub const TRIPS: usize = 10;
+
+    struct RtTx(rt::sync::oneshot::Sender<RtTx>);
+    struct TkTx(tokio::sync::oneshot::Sender<TkTx>);
+    struct AcTx(async_channel::Sender<AcTx>);
+
+    /// One round on rt.
+    pub fn rt(rt: &rt::Runtime) {
+        rt.block_on(async {
+            let hs: Vec<_> = (0..PAIRS)
+                .map(|_| {
+                    rt::spawn(async {
+                        let (tx, mut rx) = rt::sync::oneshot::channel::<RtTx>();
+                        rt::spawn(async move {
+                            while let Ok(RtTx(reply)) = rx.await {
+                                let (ntx, nrx) = rt::sync::oneshot::channel();
+                                if reply.send(RtTx(ntx)).is_err() {
+                                    return;
+                                }
+                                rx = nrx;
+                            }
+                        });
+                        let mut tx = tx;
+                        for _ in 0..TRIPS {
+                            let (rtx, rrx) = rt::sync::oneshot::channel();
+                            assert!(tx.send(RtTx(rtx)).is_ok());
+                            tx = rrx.await.unwrap().0;
+                        }
+                    })
+                })
+                .collect();
+            for h in hs {
+                h.await.unwrap();
+            }
+        });
+    }
+
+    /// One round on tokio.
+    pub fn tokio(tokio: &tokio::runtime::Runtime) {
+        tokio.block_on(async {
+            let hs: Vec<_> = (0..PAIRS)
+                .map(|_| {
+                    tokio::spawn(async {
+                        let (tx, mut rx) = tokio::sync::oneshot::channel::<TkTx>();
+                        tokio::spawn(async move {
+                            while let Ok(TkTx(reply)) = rx.await {
+                                let (ntx, nrx) = tokio::sync::oneshot::channel();
+                                if reply.send(TkTx(ntx)).is_err() {
+                                    return;
+                                }
+                                rx = nrx;
+                            }
+                        });
+                        let mut tx = tx;
+                        for _ in 0..TRIPS {
+                            let (rtx, rrx) = tokio::sync::oneshot::channel();
+                            assert!(tx.send(TkTx(rtx)).is_ok());
+                            tx = rrx.await.unwrap().0;
+                        }
+                    })
+                })
+                .collect();
+            for h in hs {
+                h.await.unwrap();
+            }
+        });
+    }
+
+    /// One round on the `async-executor` peer.
+    pub fn smol(r: &Runtimes) {
+        let ex = r.ex;
+        r.smol(async move {
+            let hs: Vec<_> = (0..PAIRS)
+                .map(|_| {
+                    ex.spawn(async move {
+                        let (tx, rx) = async_channel::bounded::<AcTx>(1);
+                        ex.spawn(async move {
+                            let mut rx = rx;
+                            while let Ok(AcTx(reply)) = rx.recv().await {
+                                let (ntx, nrx) = async_channel::bounded(1);
+                                if reply.try_send(AcTx(ntx)).is_err() {
+                                    return;
+                                }
+                                rx = nrx;
+                            }
+                        })
+                        .detach();
+                        let mut tx = tx;
+                        for _ in 0..TRIPS {
+                            let (rtx, rrx) = async_channel::bounded(1);
+                            assert!(tx.try_send(AcTx(rtx)).is_ok());
+                            tx = rrx.recv().await.unwrap().0;
+                        }
+                    })
+                })
+                .collect();
+            for h in hs {
+                h.await;
+            }
+        });
+    }
+}

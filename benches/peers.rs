@@ -16,16 +16,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
-use async_executor::Executor;
 use futures_lite::{AsyncReadExt, AsyncWriteExt};
-use rt_benches::{paired_n, static_executor, yield_now};
+use rt_benches::{paired_n, ping_pong, yield_now, Ex, Runtimes};
 
 const SPAWNS: usize = 10_000;
 const YIELD_TASKS: usize = 200;
 const YIELDS: usize = 1_000;
 const CHAIN: usize = 1_000;
-const PAIRS: usize = 1_000;
-const TRIPS: usize = 10;
 const PRODUCERS: u64 = 4;
 const PER_PRODUCER: u64 = 100_000;
 const CAPACITY: usize = 1_024;
@@ -35,39 +32,6 @@ const TIMERS: usize = 10_000;
 const CONNECTIONS: usize = 50;
 const ECHO_TRIPS: usize = 2_000;
 const MESSAGE: usize = 64;
-
-type Ex = &'static Executor<'static>;
-
-struct Runtimes {
-    rt: rt::Runtime,
-    tokio: tokio::runtime::Runtime,
-    ex: Ex,
-}
-
-impl Runtimes {
-    fn new() -> Runtimes {
-        Runtimes {
-            rt: rt::Builder::new_multi_thread()
-                .worker_threads(2)
-                .build()
-                .unwrap(),
-            tokio: tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .unwrap(),
-            ex: static_executor(2),
-        }
-    }
-
-    /// Runs `f` as a task on the peer executor and waits for it from this (non-worker) thread.
-    fn smol<T: Send + 'static>(
-        &self,
-        f: impl std::future::Future<Output = T> + Send + 'static,
-    ) -> T {
-        async_io::block_on(self.ex.spawn(f))
-    }
-}
 
 fn spawn_many_local(r: &Runtimes) {
     let ex = r.ex;
@@ -269,116 +233,17 @@ fn chained_spawn(r: &Runtimes) {
     );
 }
 
-/// `PAIRS` pingers each do `TRIPS` round trips with a partner task through one-shot channels (for
-/// the peer: an `async-channel` of capacity 1, used once); each reply carries the sender for the
-/// next ping, a recursive type.
-mod pp {
-    pub struct RtTx(pub rt::sync::oneshot::Sender<RtTx>);
-    pub struct TkTx(pub tokio::sync::oneshot::Sender<TkTx>);
-    pub struct AcTx(pub async_channel::Sender<AcTx>);
-}
-
 fn ping_pong(r: &Runtimes) {
-    use pp::*;
-    let ex = r.ex;
     paired_n(
         "ping_pong (x20)",
         30,
         &mut [
-            ("rt", &mut || {
-                for _ in 0..20 {
-                    r.rt.block_on(async {
-                        let hs: Vec<_> = (0..PAIRS)
-                            .map(|_| {
-                                rt::spawn(async {
-                                    let (tx, mut rx) = rt::sync::oneshot::channel::<RtTx>();
-                                    rt::spawn(async move {
-                                        while let Ok(RtTx(reply)) = rx.await {
-                                            let (ntx, nrx) = rt::sync::oneshot::channel();
-                                            if reply.send(RtTx(ntx)).is_err() {
-                                                return;
-                                            }
-                                            rx = nrx;
-                                        }
-                                    });
-                                    let mut tx = tx;
-                                    for _ in 0..TRIPS {
-                                        let (rtx, rrx) = rt::sync::oneshot::channel();
-                                        assert!(tx.send(RtTx(rtx)).is_ok());
-                                        tx = rrx.await.unwrap().0;
-                                    }
-                                })
-                            })
-                            .collect();
-                        for h in hs {
-                            h.await.unwrap();
-                        }
-                    })
-                }
-            }),
+            ("rt", &mut || (0..20).for_each(|_| ping_pong::rt(&r.rt))),
             ("tokio", &mut || {
-                for _ in 0..20 {
-                    r.tokio.block_on(async {
-                        let hs: Vec<_> = (0..PAIRS)
-                            .map(|_| {
-                                tokio::spawn(async {
-                                    let (tx, mut rx) = tokio::sync::oneshot::channel::<TkTx>();
-                                    tokio::spawn(async move {
-                                        while let Ok(TkTx(reply)) = rx.await {
-                                            let (ntx, nrx) = tokio::sync::oneshot::channel();
-                                            if reply.send(TkTx(ntx)).is_err() {
-                                                return;
-                                            }
-                                            rx = nrx;
-                                        }
-                                    });
-                                    let mut tx = tx;
-                                    for _ in 0..TRIPS {
-                                        let (rtx, rrx) = tokio::sync::oneshot::channel();
-                                        assert!(tx.send(TkTx(rtx)).is_ok());
-                                        tx = rrx.await.unwrap().0;
-                                    }
-                                })
-                            })
-                            .collect();
-                        for h in hs {
-                            h.await.unwrap();
-                        }
-                    })
-                }
+                (0..20).for_each(|_| ping_pong::tokio(&r.tokio))
             }),
             ("async-executor", &mut || {
-                for _ in 0..20 {
-                    r.smol(async move {
-                        let hs: Vec<_> = (0..PAIRS)
-                            .map(|_| {
-                                ex.spawn(async move {
-                                    let (tx, rx) = async_channel::bounded::<AcTx>(1);
-                                    ex.spawn(async move {
-                                        let mut rx = rx;
-                                        while let Ok(AcTx(reply)) = rx.recv().await {
-                                            let (ntx, nrx) = async_channel::bounded(1);
-                                            if reply.try_send(AcTx(ntx)).is_err() {
-                                                return;
-                                            }
-                                            rx = nrx;
-                                        }
-                                    })
-                                    .detach();
-                                    let mut tx = tx;
-                                    for _ in 0..TRIPS {
-                                        let (rtx, rrx) = async_channel::bounded(1);
-                                        assert!(tx.try_send(AcTx(rtx)).is_ok());
-                                        tx = rrx.recv().await.unwrap().0;
-                                    }
-                                })
-                            })
-                            .collect();
-                        for h in hs {
-                            h.await;
-                        }
-                    })
-                }
+                (0..20).for_each(|_| ping_pong::smol(r))
             }),
         ],
     );
@@ -813,7 +678,7 @@ fn main() {
         .skip(1)
         .find(|a| !a.starts_with("--"))
         .unwrap_or_default();
-    let r = Runtimes::new();
+    let r = Runtimes::new(2);
     let workloads: [(&str, Workload); 10] = [
         ("spawn_many_local", spawn_many_local),
         ("spawn_many_remote", spawn_many_remote),

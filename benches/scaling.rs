@@ -18,40 +18,8 @@ use std::net::SocketAddr;
 use std::pin::Pin;
 use std::time::{Duration, Instant};
 
-use async_executor::Executor;
 use futures_lite::{AsyncReadExt, AsyncWriteExt};
-use rt_benches::{paired_n, static_executor};
-
-type Ex = &'static Executor<'static>;
-
-struct Runtimes {
-    workers: usize,
-    rt: rt::Runtime,
-    tokio: tokio::runtime::Runtime,
-    ex: Ex,
-}
-
-impl Runtimes {
-    fn new(workers: usize) -> Runtimes {
-        Runtimes {
-            workers,
-            rt: rt::Builder::new_multi_thread()
-                .worker_threads(workers)
-                .build()
-                .unwrap(),
-            tokio: tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(workers)
-                .enable_all()
-                .build()
-                .unwrap(),
-            ex: static_executor(workers),
-        }
-    }
-
-    fn smol<T: Send + 'static>(&self, f: impl Future<Output = T> + Send + 'static) -> T {
-        async_io::block_on(self.ex.spawn(f))
-    }
-}
+use rt_benches::{paired_n, ping_pong, static_executor, Ex, Runtimes};
 
 /// Prints the medians of a `paired_n` run again as a cost per unit.
 fn per_unit(name: &str, units: usize, rounds: usize, c: &mut [rt_benches::Contestant<'_>]) {
@@ -127,119 +95,19 @@ fn spawn(_: &Runtimes2) {
     }
 }
 
-/// `PAIRS` pingers each do `TRIPS` round trips with a partner task through one-shot channels (for
-/// the peer: an `async-channel` of capacity 1, used once); each reply carries the sender for the
-/// next ping, a recursive type.
-mod pp {
-    pub struct RtTx(pub rt::sync::oneshot::Sender<RtTx>);
-    pub struct TkTx(pub tokio::sync::oneshot::Sender<TkTx>);
-    pub struct AcTx(pub async_channel::Sender<AcTx>);
-}
-
 fn ping_pong(r: &Runtimes) {
-    const PAIRS: usize = 1_000;
-    const TRIPS: usize = 10;
-    use pp::*;
-    let ex = r.ex;
+    use ping_pong::{PAIRS, TRIPS};
     per_unit(
         &format!("ping_pong 1000x10 (x20) (workers {})", r.workers),
         20 * PAIRS * TRIPS,
         20,
         &mut [
-            ("rt", &mut || {
-                for _ in 0..20 {
-                    r.rt.block_on(async {
-                        let hs: Vec<_> = (0..PAIRS)
-                            .map(|_| {
-                                rt::spawn(async {
-                                    let (tx, mut rx) = rt::sync::oneshot::channel::<RtTx>();
-                                    rt::spawn(async move {
-                                        while let Ok(RtTx(reply)) = rx.await {
-                                            let (ntx, nrx) = rt::sync::oneshot::channel();
-                                            if reply.send(RtTx(ntx)).is_err() {
-                                                return;
-                                            }
-                                            rx = nrx;
-                                        }
-                                    });
-                                    let mut tx = tx;
-                                    for _ in 0..TRIPS {
-                                        let (rtx, rrx) = rt::sync::oneshot::channel();
-                                        assert!(tx.send(RtTx(rtx)).is_ok());
-                                        tx = rrx.await.unwrap().0;
-                                    }
-                                })
-                            })
-                            .collect();
-                        for h in hs {
-                            h.await.unwrap();
-                        }
-                    })
-                }
-            }),
+            ("rt", &mut || (0..20).for_each(|_| ping_pong::rt(&r.rt))),
             ("tokio", &mut || {
-                for _ in 0..20 {
-                    r.tokio.block_on(async {
-                        let hs: Vec<_> = (0..PAIRS)
-                            .map(|_| {
-                                tokio::spawn(async {
-                                    let (tx, mut rx) = tokio::sync::oneshot::channel::<TkTx>();
-                                    tokio::spawn(async move {
-                                        while let Ok(TkTx(reply)) = rx.await {
-                                            let (ntx, nrx) = tokio::sync::oneshot::channel();
-                                            if reply.send(TkTx(ntx)).is_err() {
-                                                return;
-                                            }
-                                            rx = nrx;
-                                        }
-                                    });
-                                    let mut tx = tx;
-                                    for _ in 0..TRIPS {
-                                        let (rtx, rrx) = tokio::sync::oneshot::channel();
-                                        assert!(tx.send(TkTx(rtx)).is_ok());
-                                        tx = rrx.await.unwrap().0;
-                                    }
-                                })
-                            })
-                            .collect();
-                        for h in hs {
-                            h.await.unwrap();
-                        }
-                    })
-                }
+                (0..20).for_each(|_| ping_pong::tokio(&r.tokio))
             }),
             ("async-executor", &mut || {
-                for _ in 0..20 {
-                    r.smol(async move {
-                        let hs: Vec<_> = (0..PAIRS)
-                            .map(|_| {
-                                ex.spawn(async move {
-                                    let (tx, rx) = async_channel::bounded::<AcTx>(1);
-                                    ex.spawn(async move {
-                                        let mut rx = rx;
-                                        while let Ok(AcTx(reply)) = rx.recv().await {
-                                            let (ntx, nrx) = async_channel::bounded(1);
-                                            if reply.try_send(AcTx(ntx)).is_err() {
-                                                return;
-                                            }
-                                            rx = nrx;
-                                        }
-                                    })
-                                    .detach();
-                                    let mut tx = tx;
-                                    for _ in 0..TRIPS {
-                                        let (rtx, rrx) = async_channel::bounded(1);
-                                        assert!(tx.try_send(AcTx(rtx)).is_ok());
-                                        tx = rrx.recv().await.unwrap().0;
-                                    }
-                                })
-                            })
-                            .collect();
-                        for h in hs {
-                            h.await;
-                        }
-                    })
-                }
+                (0..20).for_each(|_| ping_pong::smol(r))
             }),
         ],
     );
