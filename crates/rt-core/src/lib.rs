@@ -20,3 +20,12 @@ pub mod task;
 #[doc(hidden)]
 pub mod test_support;
 pub mod wait_queue;
+
+/// Whether the runtime's built-in observation (spawn locations and names, stall stamps, the
+/// default metrics counters, trace hooks) is compiled in. `true` unless the workspace is built
+/// with `RUSTFLAGS="--cfg rt_unobserved"`, which exists for one purpose: the cost benchmarks
+/// (issue 11) compare a normal build against one with every observation hook compiled out.
+///
+/// Hot-path recording is written `if rt_core::OBSERVE { .. }`, so the unobserved build folds it
+/// away and both builds type-check the same code.
+pub const OBSERVE: bool = !cfg!(rt_unobserved);
