@@ -1,5 +1,6 @@
-//! Memory: RSS per pending task, with 1,000,000 tasks parked on a never-ready future: rt (with and
-//! without the frame pool), tokio and the `async-executor` peer (detached tasks: no handles).
+//! Memory: RSS per pending task, with 1,000,000 tasks parked on a never-ready future (the same
+//! zero-sized future for every runtime, `parked_task`): rt (with and without the frame pool),
+//! tokio and the `async-executor` peer (detached tasks: no handles).
 //!
 //! Each runtime is measured in a fresh child process (this binary re-executes itself), so one
 //! runtime's freed-but-retained heap never flatters or burdens the other.
@@ -7,6 +8,8 @@
 //! Run: `cargo bench -p rt-benches --bench memory`
 
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::Poll;
 
 const TASKS: usize = 1_000_000;
 
@@ -18,6 +21,24 @@ fn rss_bytes() -> usize {
         .and_then(|s| s.parse().ok())
         .expect("statm resident field");
     pages * 4096
+}
+
+/// Tasks polled so far: each task counts itself at its first poll.
+static POLLED: AtomicUsize = AtomicUsize::new(0);
+
+/// The task every runtime spawns: counts its first (only) poll and stays pending, never woken.
+/// Zero-sized (it captures nothing; the counter is a static), so each runtime's cost is its own
+/// per-task bookkeeping. The count, not a runtime's poll metric, tells when every task is
+/// parked: the metrics may be compiled out (`--cfg rt_unobserved`).
+fn parked_task() -> impl std::future::Future<Output = ()> + Send + 'static {
+    std::future::poll_fn(|_| {
+        POLLED.fetch_add(1, Ordering::Relaxed);
+        Poll::Pending
+    })
+}
+
+fn all_polled() -> bool {
+    POLLED.load(Ordering::Relaxed) >= TASKS
 }
 
 fn child(which: &str) {
@@ -35,10 +56,10 @@ fn child(which: &str) {
             before = rss_bytes();
             rt.block_on(async {
                 for _ in 0..TASKS {
-                    drop(rt::spawn(std::future::pending::<()>()));
+                    drop(rt::spawn(parked_task()));
                 }
                 // Let the workers poll every task once, so each is parked, not queued.
-                while rt::Handle::current().metrics().total().polls < TASKS as u64 {
+                while !all_polled() {
                     rt::task::yield_now().await;
                 }
             });
@@ -53,16 +74,11 @@ fn child(which: &str) {
                 .unwrap();
             rt.block_on(async { tokio::spawn(async {}).await.unwrap() });
             before = rss_bytes();
-            let done = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
             rt.block_on(async {
                 for _ in 0..TASKS {
-                    let d = done.clone();
-                    drop(tokio::spawn(async move {
-                        d.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        std::future::pending::<()>().await
-                    }));
+                    drop(tokio::spawn(parked_task()));
                 }
-                while done.load(std::sync::atomic::Ordering::Relaxed) < TASKS {
+                while !all_polled() {
                     tokio::task::yield_now().await;
                 }
             });
@@ -73,16 +89,10 @@ fn child(which: &str) {
             let ex = rt_benches::static_executor(2);
             async_io::block_on(ex.spawn(async {}));
             before = rss_bytes();
-            let done = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
             for _ in 0..TASKS {
-                let d = done.clone();
-                ex.spawn(async move {
-                    d.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    std::future::pending::<()>().await
-                })
-                .detach();
+                ex.spawn(parked_task()).detach();
             }
-            while done.load(std::sync::atomic::Ordering::Relaxed) < TASKS {
+            while !all_polled() {
                 std::thread::yield_now();
             }
             after = rss_bytes();

@@ -234,7 +234,8 @@ pub use std::sync::Arc as StdArc;
 pub mod unmodelled {
     pub use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
     /// std's `Mutex` for process-wide lists outside every protocol (`rt::process`'s orphaned
-    /// children), which must live in a `static`.
+    /// children; the errors of panicked tasks, `task/core.rs`, handed over under the task state
+    /// word's protocol like the rest of the stage), which must live in a `static`.
     pub use std::sync::Mutex;
 }
 

@@ -34,14 +34,19 @@ fn intact(ptr: NonNull<u8>, len: usize, seed: usize) -> bool {
     (0..len).all(|i| unsafe { ptr.as_ptr().add(i).read() } == (seed.wrapping_mul(31) ^ i) as u8)
 }
 
-/// The layouts of the test: sizes at, just under and just over each class boundary, each at
-/// every power-of-two alignment up to `MAX_POOLED`, plus one over the top.
+/// The layouts of the test: sizes at, just under and just over each class boundary (8-byte
+/// steps to 128, 16-byte steps to 256, then powers of two), each at every power-of-two alignment
+/// up to `2 * MAX_POOLED`.
 fn layouts() -> Vec<Layout> {
     let mut sizes = vec![1, 8, 63];
     let mut class = MIN_BLOCK;
     while class <= MAX_POOLED {
         sizes.extend([class - 1, class, class + 1]);
-        class *= 2;
+        class += match class {
+            ..128 => 8,
+            128..256 => 16,
+            _ => class,
+        };
     }
     let mut layouts = Vec::new();
     for size in sizes {
@@ -54,10 +59,29 @@ fn layouts() -> Vec<Layout> {
     layouts
 }
 
-/// The block size the pool promises for `layout`, or `None` when it is not pooled.
-fn class_size(layout: Layout) -> Option<usize> {
-    let need = layout.size().max(layout.align()).max(MIN_BLOCK);
-    (need <= MAX_POOLED).then(|| need.next_power_of_two())
+/// The block the pool promises for `layout`, or `None` when it is not pooled.
+fn block(layout: Layout) -> Option<Layout> {
+    let need = layout.size().max(layout.align());
+    (need <= MAX_POOLED && !cfg!(rt_pool_bypass)).then(|| pool::block_layout(layout))
+}
+
+#[test]
+fn block_layouts_are_the_classes() {
+    let l = |size, align| pool::block_layout(Layout::from_size_align(size, align).unwrap());
+    if cfg!(rt_pool_bypass) {
+        assert_eq!(l(72, 8), Layout::from_size_align(72, 8).unwrap());
+        return;
+    }
+    assert_eq!(l(1, 1), Layout::from_size_align(64, 64).unwrap());
+    assert_eq!(l(72, 8), Layout::from_size_align(72, 8).unwrap());
+    assert_eq!(l(73, 8), Layout::from_size_align(80, 16).unwrap());
+    assert_eq!(l(73, 32), Layout::from_size_align(96, 32).unwrap());
+    assert_eq!(l(200, 8), Layout::from_size_align(208, 16).unwrap());
+    assert_eq!(l(300, 8), Layout::from_size_align(512, 512).unwrap());
+    assert_eq!(
+        l(MAX_POOLED + 1, 8),
+        Layout::from_size_align(MAX_POOLED + 1, 8).unwrap()
+    );
 }
 
 #[test]
@@ -74,9 +98,10 @@ fn every_class_boundary_and_alignment_here() {
             assert_eq!(addr % layout.align(), 0, "{layout:?} misaligned");
             // Under `cfg(rt_pool_bypass)` every block is the global allocator's, aligned to
             // the layout only.
-            if let Some(size) = class_size(layout).filter(|_| !cfg!(rt_pool_bypass)) {
+            if let Some(block) = block(layout) {
+                assert!(block.size() >= layout.size() && block.align() >= layout.align());
                 assert_eq!(
-                    addr % size,
+                    addr % block.align(),
                     0,
                     "{layout:?}: a block is aligned to its class"
                 );

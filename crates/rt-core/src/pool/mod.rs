@@ -4,11 +4,12 @@
 //! # Shape
 //!
 //! Memory comes in *slabs*: [`SLAB_SIZE`] bytes (256 KiB), aligned to their size, mapped straight
-//! from the OS (`mapping.rs`). A slab is carved into blocks of one *size class*, a power of two
-//! from [`MIN_BLOCK`] (64 B) to [`MAX_POOLED`] (4 KiB) (`class.rs`); a layout larger than that,
-//! in size or alignment, goes to the global allocator. Blocks sit at multiples of their size from
-//! the slab base, so a block is aligned to its size, and the slab holding a block is found by
-//! rounding its address down to `SLAB_SIZE`: no per-block header, no lookup table.
+//! from the OS (`mapping.rs`). A slab is carved into blocks of one *size class* (`class.rs`):
+//! 8-byte steps from [`MIN_BLOCK`] (64 B) to 128 B, 16-byte steps to 256 B, then powers of two
+//! to [`MAX_POOLED`] (4 KiB); a layout larger than that, in size or alignment, goes to the global
+//! allocator. A block is aligned to the largest power of two dividing its size (at least 8;
+//! [`block_layout`] gives a layout's block), and the slab holding a block is found by rounding
+//! its address down to `SLAB_SIZE`: no per-block header, no lookup table.
 //!
 //! Every thread that allocates has a *heap* (`heap.rs`), a thread-local that owns slabs, and a
 //! [`ThreadMode`] that decides which slabs its allocations come from:
@@ -104,7 +105,7 @@
 //!
 //! # Memory held
 //!
-//! Per Recycling thread: the head slab of each class in use (at most 7), up to `IDLE_CAP_SLABS`
+//! Per Recycling thread: the head slab of each class in use (at most 21), up to `IDLE_CAP_SLABS`
 //! idle slabs, and slabs with live blocks. Blocks freed remotely into a slab wait in its remote
 //! word until the owner next runs out of blocks in that class or calls [`trim`], which a worker
 //! does before it parks for long; `trim` also releases empty heads (and empty current slabs) and
@@ -113,7 +114,7 @@
 //! Per Transient thread: its current slabs (at most one per class), whatever it freed or was
 //! freed into them, until it allocates again or trims; every full slab it gave up is released
 //! by the free of its last block. So a thread that spawns a million tasks onto a runtime and
-//! stops keeps at most 7 slabs (1.75 MiB) once the workers have run them, and usually one.
+//! stops keeps at most one slab per class it used once the workers have run them, and usually one.
 //!
 //! The price of Transient mode: a full slab's free blocks are not reused until it drains and
 //! is released, and every slab is mapped afresh (one `mmap` per 256 KiB of blocks), the pages
@@ -150,7 +151,7 @@ use std::marker::PhantomData;
 use std::ptr::NonNull;
 
 use self::class::Class;
-pub use self::class::{MAX_POOLED, MIN_BLOCK, SLAB_SIZE};
+pub use self::class::{block_layout, MAX_POOLED, MIN_BLOCK, SLAB_SIZE};
 use self::heap::Heap;
 use self::slab::{slab_of, Slab};
 
@@ -176,9 +177,9 @@ crate::sync::thread_local! {
 
 /// Allocates a block that fits `layout`.
 ///
-/// Pooled when `max(size, align)` is at most [`MAX_POOLED`]: the block then has the size and
-/// alignment of its class, the next power of two of at least [`MIN_BLOCK`]. Larger layouts come
-/// straight from the global allocator. Calls [`std::alloc::handle_alloc_error`] when out of
+/// Pooled when the size and the alignment are at most [`MAX_POOLED`]: the block then has the
+/// size and alignment of its class ([`block_layout`]). Larger layouts come straight from the
+/// global allocator. Calls [`std::alloc::handle_alloc_error`] when out of
 /// memory. `layout.size()` must not be zero.
 ///
 /// Under `cfg(rt_pool_bypass)` every layout goes to the global allocator.

@@ -9,15 +9,16 @@
 //!  | line: remote word, | (owner-only) | to the  |         |     |         | (bump     |
 //!  | abandoned_live)    |              | class   |         |     |         |  area)    |
 //!  +--------------------+--------------+---------+---------+-----+---------+-- - - - -+
-//!                                      ^ first_offset: header rounded up to the block size
+//!                                      ^ first_offset: header rounded up to the block alignment
 //! ```
 //!
 //! The remote word, written by every thread that frees a block of this slab it does not own:
 //!
 //! ```text
-//!   63                                              6 5         1   0
+//!   63                                              3 2         1   0
 //!  +-------------------------------------------------+-----------+---+
-//!  | address of the newest remote-freed block >> 6   |   zero    | A |
+//!  | address bits 3..64 of the newest remote-freed   |   zero    | A |
+//!  | block                                           |           |   |
 //!  +-------------------------------------------------+-----------+---+
 //!    A = ABANDONED: the owner gave the slab up (a full transient slab, or its thread exited),
 //!        or there never was one (a detached slab).
@@ -25,8 +26,8 @@
 //!    With A set they are zero: nobody pushes any more (rule 4 in pool/mod.rs).
 //! ```
 //!
-//! Blocks are at least `MIN_BLOCK` (64) aligned, so bits 0..6 of a block address are zero and the
-//! flag fits beside the pointer.
+//! Blocks are at least 8-aligned (every class size is a multiple of 8, `class.rs`), so bits 0..3
+//! of a block address are zero and the flag fits beside the pointer.
 
 use std::ptr::{self, NonNull};
 

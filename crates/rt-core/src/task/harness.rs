@@ -5,11 +5,10 @@
 use std::future::Future;
 use std::mem::ManuallyDrop;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::pin::Pin;
 use std::ptr::NonNull;
 use std::task::{Context, Poll, Waker};
 
-use super::core::{Header, Stage, TaskCell};
+use super::core::{Header, TaskCell};
 use super::error::JoinError;
 use super::id::IdGuard;
 use super::raw::RawTask;
@@ -62,19 +61,15 @@ impl<F: Future, S: Schedule> Harness<F, S> {
         let mut cx = Context::from_waker(&waker);
         // The task's span (if it has one) covers the poll.
         let span = self.header().meta.span().map(tracing::Span::enter);
-        // Rule 1: we hold RUNNING, so the stage is ours.
-        let res = self.cell().stage.with_mut(|stage| {
-            let _id = IdGuard::enter(id);
-            // SAFETY: rule 1: we hold RUNNING, so nobody else touches the stage.
-            let fut = match unsafe { &mut *stage } {
-                // SAFETY: the cell is never moved while the future lives: pinned in place.
-                Stage::Running(f) => unsafe { Pin::new_unchecked(f) },
-                _ => unreachable!("polled a task whose future is gone"),
-            };
-            catch_unwind(AssertUnwindSafe(|| {
-                crate::coop::budget(|| fut.poll(&mut cx))
-            }))
-        });
+        // SAFETY: rule 1: we hold RUNNING, so the stage is ours.
+        let res = unsafe {
+            self.cell().with_future(|fut| {
+                let _id = IdGuard::enter(id);
+                catch_unwind(AssertUnwindSafe(|| {
+                    crate::coop::budget(|| fut.poll(&mut cx))
+                }))
+            })
+        };
         // Left before anything below can drop the last reference (the span lives in the cell).
         drop(span);
         match res {
@@ -121,18 +116,14 @@ impl<F: Future, S: Schedule> Harness<F, S> {
     /// Drops whatever the stage holds, containing a panic from its `Drop`.
     /// Caller holds the stage (rule 1 or rule 5).
     fn drop_stage(&self) -> std::thread::Result<()> {
-        self.cell().stage.with_mut(|stage| {
-            // SAFETY: the caller owns the stage.
-            catch_unwind(AssertUnwindSafe(|| unsafe { *stage = Stage::Consumed }))
-        })
+        // SAFETY: the caller owns the stage.
+        catch_unwind(AssertUnwindSafe(|| unsafe { self.cell().drop_stage() }))
     }
 
-    /// Caller holds RUNNING; the stage is `Consumed`.
+    /// Caller holds RUNNING; the stage is consumed.
     fn store_output(&self, out: Result<F::Output, JoinError>) {
-        self.cell().stage.with_mut(|stage| {
-            // SAFETY: rule 1. The old value is `Consumed`, so nothing is dropped here.
-            unsafe { stage.write(Stage::Finished(out)) }
-        });
+        // SAFETY: rule 1, and the stage holds nothing.
+        unsafe { self.cell().store_output(out) }
     }
 
     /// Drops the future for abort or shutdown and stores the error. Caller holds RUNNING.
@@ -258,13 +249,8 @@ impl<F: Future, S: Schedule> Harness<F, S> {
 
     /// Rule 5: COMPLETE and JOIN_INTEREST, so the output is the JoinHandle's.
     fn take_output(&self) -> Result<F::Output, JoinError> {
-        self.cell().stage.with_mut(|stage| {
-            // SAFETY: rule 5.
-            match std::mem::replace(unsafe { &mut *stage }, Stage::Consumed) {
-                Stage::Finished(out) => out,
-                _ => panic!("JoinHandle polled after it returned the output"),
-            }
-        })
+        // SAFETY: rule 5.
+        unsafe { self.cell().take_output() }
     }
 
     /// Drops the join interest; with `keep_ref` the handle's reference survives (it became an

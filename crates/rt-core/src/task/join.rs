@@ -59,6 +59,12 @@ impl<T> JoinHandle<T> {
         self.raw.header().id
     }
 
+    /// The address of the task's cell (for tests of the cell's side tables).
+    #[cfg(test)]
+    pub(crate) fn raw_header_addr(&self) -> usize {
+        self.raw.header_ptr().as_ptr().addr()
+    }
+
     /// The task's name, if it was spawned with one (`rt::task::Builder::name`). An rt
     /// extension: tokio has no such accessor.
     pub fn name(&self) -> Option<&str> {

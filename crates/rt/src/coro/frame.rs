@@ -8,9 +8,10 @@
 //! `rt-core` frame pool (`rt_core::pool::alloc`), type-erased behind a [`VTable`] of three
 //! functions (`start`, `poll`, `drop`). The block never moves while the coroutine lives, so the
 //! future in it is pinned. A block is allocated with the layout the pool really hands out for the
-//! request ([`block_layout`]: the size class, a power of two from 64 B to 4 KiB), so
-//! `reset` can tell whether a new body fits the old block and reuse it; larger frames come from
-//! the global allocator (the pool's own rule), and are reused by `reset` in the same way.
+//! request ([`pool::block_layout`]: its size class, 64 B to 4 KiB in steps of 8, then 16, then
+//! powers of two), so `reset` can tell whether a new body fits the old block and reuse it;
+//! larger frames come from the global allocator (the pool's own rule), and are reused by `reset`
+//! in the same way.
 //!
 //! # Stages
 //!
@@ -257,20 +258,6 @@ unsafe fn drop_content<F, Fut>(frame: NonNull<u8>) {
     unsafe { ptr::drop_in_place(frame.cast::<Content<F, Fut>>().as_ptr()) };
 }
 
-/// The layout of the block `rt_core::pool::alloc` really hands out for `layout`: its size class
-/// (size and alignment the next power of two of `max(size, align)`, at least `MIN_BLOCK`) when
-/// pooled, else `layout` itself (the global allocator's). Allocating with this layout costs
-/// nothing more and tells `reset` how much room the block has.
-fn block_layout(layout: Layout) -> Layout {
-    let need = layout.size().max(layout.align());
-    if need <= pool::MAX_POOLED {
-        let class = need.next_power_of_two().max(pool::MIN_BLOCK);
-        Layout::from_size_align(class, class).expect("a pool size class is a valid layout")
-    } else {
-        layout
-    }
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stage {
     Fresh,
@@ -281,7 +268,7 @@ enum Stage {
 /// A coroutine: its frame, stage, id and slot. `K` is [`Sendable`] or [`Local`].
 pub(crate) struct Raw<Y, R, T, K> {
     frame: NonNull<u8>,
-    /// The layout `frame` was allocated with (see [`block_layout`]).
+    /// The layout `frame` was allocated with (see [`pool::block_layout`]).
     block: Layout,
     vtable: VTable<Y, R, T>,
     stage: Stage,
@@ -303,7 +290,7 @@ impl<Y, R, T, K> Raw<Y, R, T, K> {
         Fut: Future<Output = T>,
     {
         let vtable = VTable::of::<F, Fut>();
-        let block = block_layout(vtable.layout);
+        let block = pool::block_layout(vtable.layout);
         let frame = pool::alloc(block);
         // SAFETY: `frame` is a fresh block of at least `Content<F, Fut>`'s size and alignment.
         unsafe {
@@ -341,7 +328,7 @@ impl<Y, R, T, K> Raw<Y, R, T, K> {
         let fits = vtable.layout.size() <= self.block.size()
             && vtable.layout.align() <= self.block.align();
         if !fits {
-            let block = block_layout(vtable.layout);
+            let block = pool::block_layout(vtable.layout);
             let frame = pool::alloc(block);
             // SAFETY: `self.frame` came from `pool::alloc(self.block)` and holds nothing (Dead).
             unsafe { pool::dealloc(self.frame, self.block) };
