@@ -12,6 +12,9 @@
 //!   dropped exactly once, by the handle or by the completing thread.
 //! * `join_woken_by_a_task_woken_from_a_third_thread`: the task itself is pending until a
 //!   third thread wakes it; the handle's waiter still gets its wake.
+//! * `panicked_task_error_races_join_drop`: a task panics while its handle is polled once and
+//!   dropped; the panic's error (in rt-core's side table, the thin stage of `task/core.rs`)
+//!   is dropped exactly once, by the completer or on the handle's side.
 
 mod task_support;
 
@@ -187,4 +190,73 @@ fn join_woken_by_a_task_woken_from_a_third_thread() {
         assert_eq!(probe.drops(), 1);
         finish(&sched, &cell);
     });
+}
+
+/// Installs (once) a panic hook that keeps quiet about the models' own task panics (payload
+/// `Output`) and reports every other panic, loom's included, as the default hook does.
+fn quiet_task_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !info.payload().is::<Output>() {
+                default(info);
+            }
+        }));
+    });
+}
+
+#[test]
+fn panicked_task_error_races_join_drop() {
+    // The thin stage: a panic's `JoinError` waits in rt-core's side table, handed over by the
+    // state word like the stage (rules 1 and 5). The task panics on one thread while the
+    // handle is polled once and dropped on another: the payload is dropped exactly once, by
+    // whoever owns the output, and the cell is freed once.
+    static SEEN: Seen = Seen::new();
+    quiet_task_panics();
+    model(|| {
+        let sched = TestSched::new();
+        let (cell, payload) = (Dropped::new(), Dropped::new());
+        let fut = {
+            let payload = payload.clone();
+            std::future::poll_fn(move |_| -> Poll<()> {
+                std::panic::panic_any(Output::new(&payload))
+            })
+        };
+        let (mut join, notified) = sched.bind(fut, &cell);
+        let notified = notified.expect("list open");
+        let th = thread::spawn(move || notified.run());
+        let signal = Signal::new();
+        let res = poll_once(&mut join, &signal.waker());
+        let ready = match res {
+            Poll::Ready(Err(e)) => {
+                assert!(e.is_panic(), "{e:?}");
+                drop(e);
+                true
+            }
+            Poll::Ready(Ok(())) => unreachable!("the task panicked"),
+            Poll::Pending => false,
+        };
+        drop(join);
+        let completer = th.thread().id();
+        th.join().unwrap();
+        assert_eq!(
+            payload.count(),
+            1,
+            "payload dropped {} times",
+            payload.count()
+        );
+        let by = if payload.on() == Some(completer) {
+            "completer"
+        } else {
+            "JoinHandle side"
+        };
+        SEEN.record(format!("ready: {ready}, payload dropped by {by}"));
+        finish(&sched, &cell);
+    });
+    SEEN.assert_exactly(&[
+        "ready: false, payload dropped by JoinHandle side",
+        "ready: false, payload dropped by completer",
+        "ready: true, payload dropped by JoinHandle side",
+    ]);
 }
