@@ -281,7 +281,9 @@ impl<F: Future, S: Schedule> Harness<F, S> {
     // ===== dealloc =====
 
     pub(crate) fn dealloc(self) {
-        let layout = self.header().vtable.layout;
+        // The vtable's layout, known at compile time here, so the pool's class folds.
+        let layout = std::alloc::Layout::new::<TaskCell<F, S>>();
+        debug_assert_eq!(layout, self.header().vtable.layout);
         let pooled = self.header().pooled;
         // The stage is normally `Consumed` here; drop it (and the scheduler handle) anyway,
         // containing any panic so deallocation always completes.
