@@ -58,8 +58,10 @@ impl<F: Future, S: Schedule> Harness<F, S> {
         }
         let id = self.header().id;
         tracing::trace!(task.id = id.as_u64(), "poll");
-        if let Some(stats) = self.header().meta.stats() {
-            stats.on_poll();
+        if crate::OBSERVE {
+            if let Some(stats) = self.header().meta.stats() {
+                stats.on_poll();
+            }
         }
         let waker = ManuallyDrop::new(super::waker::waker_ref(self.raw()));
         let mut cx = Context::from_waker(&waker);
@@ -318,8 +320,10 @@ impl<F: Future, S: Schedule> Harness<F, S> {
 /// `wake` / `wake_by_ref` land here.
 pub(crate) fn wake_by_val(raw: RawTask) {
     tracing::trace!(task.id = raw.header().id.as_u64(), "wake");
-    if let Some(stats) = raw.header().meta.stats() {
-        stats.on_wake();
+    if crate::OBSERVE {
+        if let Some(stats) = raw.header().meta.stats() {
+            stats.on_wake();
+        }
     }
     match raw.header().state.transition_to_notified_by_val() {
         TransitionToNotified::Submit => raw.schedule(),
@@ -330,8 +334,10 @@ pub(crate) fn wake_by_val(raw: RawTask) {
 
 pub(crate) fn wake_by_ref(raw: RawTask) {
     tracing::trace!(task.id = raw.header().id.as_u64(), "wake");
-    if let Some(stats) = raw.header().meta.stats() {
-        stats.on_wake();
+    if crate::OBSERVE {
+        if let Some(stats) = raw.header().meta.stats() {
+            stats.on_wake();
+        }
     }
     match raw.header().state.transition_to_notified_by_ref() {
         TransitionToNotified::Submit => raw.schedule(),

@@ -12,6 +12,7 @@
 //! the lender's task is inside `block_in_place`) shows no worker. So a dump reports "running"
 //! from the state word alone, and "on worker N" when one worker's word names the task. The
 //! stall detector's per-worker poll stamp is the same kind of word; the two may become one.
+//! Compiled out with `--cfg rt_unobserved` (`rt_core::OBSERVE`), like the other hooks.
 
 use crossbeam_utils::CachePadded;
 // Statistics outside every protocol (nothing waits on them): std's atomics even under loom,
@@ -38,13 +39,17 @@ impl Running {
     /// Worker `worker` starts polling task `id`.
     #[inline]
     pub(crate) fn enter(&self, worker: usize, id: Id) {
-        self.ids[worker].store(id.as_u64(), Relaxed);
+        if rt_core::OBSERVE {
+            self.ids[worker].store(id.as_u64(), Relaxed);
+        }
     }
 
     /// Worker `worker` is out of tasks.
     #[inline]
     pub(crate) fn clear(&self, worker: usize) {
-        self.ids[worker].store(0, Relaxed);
+        if rt_core::OBSERVE {
+            self.ids[worker].store(0, Relaxed);
+        }
     }
 
     /// The worker whose word names task `id`, if any.
