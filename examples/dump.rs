@@ -20,7 +20,10 @@ use rt::signal::unix::{signal, SignalKind};
 async fn main() -> std::io::Result<()> {
     let wait = std::env::args().any(|a| a == "--wait");
     let mut quit = signal(SignalKind::quit())?;
-    println!("pid {}: send SIGQUIT (Ctrl-\\) for a task dump", std::process::id());
+    println!(
+        "pid {}: send SIGQUIT (Ctrl-\\) for a task dump",
+        std::process::id()
+    );
 
     rt::task::Builder::new().name("ticker").spawn(async {
         let mut tick = rt::time::interval(Duration::from_millis(10));

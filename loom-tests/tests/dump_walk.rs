@@ -6,6 +6,8 @@
 //!
 //! * `walk_races_completion_and_free`: a task completes (its `JoinHandle` already dropped, so
 //!   completion frees the cell) while the walker reads it.
+//! * `walk_races_completion_and_slot_reuse`: one thread runs a task to completion and binds a
+//!   second one, which takes the first one's slot unless the walker still holds it.
 //! * `walk_races_spawn`: a task is bound while the walker walks past a live one.
 //! * `walk_races_close`: `close_and_shutdown_all` runs while the walker holds a task's slot.
 //!
@@ -149,4 +151,61 @@ fn walk_races_close() {
         SEEN.record(format!("walk saw {} tasks", seen.len()));
     });
     SEEN.assert_exactly(&["walk saw 0 tasks", "walk saw 1 tasks"]);
+}
+
+#[test]
+fn walk_races_completion_and_slot_reuse() {
+    static SEEN: Seen = Seen::new();
+    model(|| {
+        let sched = TestSched::new();
+        let (first, second) = (Probe::new(), Probe::new());
+        let (cell1, cell2, out) = (Dropped::new(), Dropped::new(), Dropped::new());
+        let fut1 = {
+            let out = out.clone();
+            probed(&first, move |_, _| Poll::Ready(Output::new(&out)))
+        };
+        let fut2 = probed(&second, |_, _| Poll::<()>::Pending);
+        let (join1, n1) = sched.bind(fut1, &cell1);
+        let id1 = join1.id();
+        drop(join1);
+        let n1 = n1.expect("list open");
+        let worker = {
+            let (sched, cell2) = (sched.clone(), cell2.clone());
+            thread::spawn(move || {
+                n1.run();
+                let (join2, n2) = sched.bind(fut2, &cell2);
+                n2.expect("list open").run();
+                join2
+            })
+        };
+        let seen = walk(&sched);
+        let mut join2 = worker.join().unwrap();
+        let id2 = join2.id();
+        assert!(seen.iter().filter(|s| **s == id1).count() <= 1);
+        assert!(seen.iter().filter(|s| **s == id2).count() <= 1);
+        assert_eq!(cell1.count(), 1, "first cell freed {} times", cell1.count());
+        assert_eq!(out.count(), 1);
+        assert_eq!(sched.owned().len(), 1, "live count {}", sched.owned().len());
+        // The second task is still listed: a later walk sees it once.
+        assert_eq!(walk(&sched), vec![id2]);
+        sched.shutdown();
+        assert!(sched.owned().is_empty());
+        assert_eq!(second.drops(), 1);
+        let Poll::Ready(Err(e)) = poll_once(&mut join2, Waker::noop()) else {
+            panic!("JoinHandle unresolved after shutdown");
+        };
+        assert!(e.is_cancelled());
+        drop(join2);
+        assert_eq!(cell2.count(), 1);
+        let which = |id| if id == id1 { "first" } else { "second" };
+        let seen: Vec<_> = seen.into_iter().map(which).collect();
+        SEEN.record(format!("walk saw {seen:?}"));
+    });
+    SEEN.assert_exactly(&[
+        "walk saw []",
+        "walk saw [\"first\"]",
+        // The first task's slot held by the walker when the second was bound: another slot.
+        "walk saw [\"first\", \"second\"]",
+        "walk saw [\"second\"]",
+    ]);
 }

@@ -434,8 +434,14 @@ impl<S: Schedule> OwnedTasks<S> {
                 };
                 // SAFETY: the swap moved the list's reference to us; the task is live.
                 let task = unsafe { Task::<S>::from_raw(RawTask::from_raw(p)) };
-                f(task.header());
-                self.put_back(slot, task);
+                // Put back even if `f` panics: dropping the list's reference instead would
+                // leave the list short of one it still counts on (`remove` finding null).
+                let borrowed = Borrowed {
+                    list: self,
+                    slot,
+                    task: Some(task),
+                };
+                f(borrowed.task.as_ref().expect("held until dropped").header());
             }
         }
     }
@@ -482,6 +488,21 @@ impl<S: Schedule> OwnedTasks<S> {
     /// Whether no task is live.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+/// A task whose list reference a walk holds; puts it back when dropped.
+struct Borrowed<'a, S: Schedule> {
+    list: &'a OwnedTasks<S>,
+    slot: &'a Slot,
+    task: Option<Task<S>>,
+}
+
+impl<S: Schedule> Drop for Borrowed<'_, S> {
+    fn drop(&mut self) {
+        if let Some(task) = self.task.take() {
+            self.list.put_back(self.slot, task);
+        }
     }
 }
 
