@@ -28,7 +28,9 @@
 //!    thread-local destructors have run). Users: task ids (`task/id.rs`), the pool's counters
 //!    (`pool/counters.rs`), reactor ids (rt-io `handle.rs`), the schedulers' statistics
 //!    (rt-sched `metrics.rs`, `current_thread.rs`'s poll count), the process-wide "a clock was
-//!    paused" hint (rt-io `time/clock.rs`).
+//!    paused" hint (rt-io `time/clock.rs`), the task-dump statistics of named tasks and their
+//!    clock origin (`task/dump.rs`) and the per-worker running task ids (rt-sched
+//!    `multi_thread/running.rs`).
 //! 3. **Thread-local initialisers**: loom's `thread_local!` has no `const { }` form, so
 //!    [`thread_local!`](crate::sync::thread_local) drops the `const` under loom (the same value,
 //!    built lazily); a `const { }` initialiser that is not a plain expression (the pool's `HEAP`)
@@ -237,6 +239,9 @@ pub mod unmodelled {
     /// children; the errors of panicked tasks, `task/core.rs`, handed over under the task state
     /// word's protocol like the rest of the stage), which must live in a `static`.
     pub use std::sync::Mutex;
+    /// std's `OnceLock` for a process-wide value outside every protocol (the task-dump clock
+    /// origin, `task/dump.rs`), which must live in a `static`.
+    pub use std::sync::OnceLock;
 }
 
 /// `thread_local!` that is std's normally and loom's under `cfg(loom)` (each loom thread then

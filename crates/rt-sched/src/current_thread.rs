@@ -291,6 +291,20 @@ impl Handle {
         shared.unpark();
     }
 
+    /// Every live task of this scheduler, as seen by one walk of its owned list
+    /// (`OwnedTasks::for_each_live`): never blocks on a task, callable from any thread. A
+    /// running task runs on the thread inside `block_on`: reported as worker 0.
+    pub fn dump(&self) -> Vec<rt_core::task::TaskSnapshot> {
+        let mut tasks = Vec::with_capacity(self.shared.owned.len());
+        self.shared.owned.for_each_live(|h| {
+            if let Some(mut t) = rt_core::task::TaskSnapshot::of(h, 1) {
+                t.worker = t.running.then_some(0);
+                tasks.push(t);
+            }
+        });
+        tasks
+    }
+
     /// Task polls run so far.
     pub fn polls(&self) -> u64 {
         self.shared.polls.load(unmodelled::Ordering::Relaxed)

@@ -147,6 +147,14 @@ impl Handle {
         }
     }
 
+    /// Every live task of this runtime: id, name, spawn location, state, and where kept poll
+    /// count and last poll and wake times ([`Dump`](crate::Dump)). Synchronous and never
+    /// blocks on a task, so it returns while a task is stuck in a poll; callable from any
+    /// thread, a task of this runtime included.
+    pub fn dump(&self) -> crate::Dump {
+        crate::dump::capture(&self.inner.scheduler)
+    }
+
     /// Scheduler counters (polls, schedules, steals, parks, unparks per worker).
     pub fn metrics(&self) -> rt_sched::metrics::Metrics {
         match &self.inner.scheduler {

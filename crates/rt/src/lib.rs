@@ -23,6 +23,7 @@ mod builder;
 pub mod compat;
 mod context;
 pub mod coro;
+mod dump;
 mod flavor;
 pub mod fs;
 mod handle;
@@ -38,6 +39,7 @@ mod unhandled;
 
 pub use builder::Builder;
 pub use context::EnterGuard;
+pub use dump::{Dump, TaskDump, TaskState};
 pub use handle::Handle;
 pub use rt_macros::{main, test};
 pub use runtime::Runtime;

@@ -127,6 +127,11 @@ impl Runtime {
         }
     }
 
+    /// Every live task of this runtime ([`Handle::dump`]).
+    pub fn dump(&self) -> crate::Dump {
+        self.handle.dump()
+    }
+
     /// Scheduler counters.
     pub fn metrics(&self) -> rt_sched::metrics::Metrics {
         self.handle.metrics()

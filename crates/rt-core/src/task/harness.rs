@@ -57,6 +57,11 @@ impl<F: Future, S: Schedule> Harness<F, S> {
         }
         let id = self.header().id;
         tracing::trace!(task.id = id.as_u64(), "poll");
+        if crate::OBSERVE {
+            if let Some(stats) = self.header().meta.stats() {
+                stats.on_poll();
+            }
+        }
         let waker = ManuallyDrop::new(super::waker::waker_ref(self.raw()));
         let mut cx = Context::from_waker(&waker);
         // The task's span (if it has one) covers the poll.
@@ -303,6 +308,11 @@ impl<F: Future, S: Schedule> Harness<F, S> {
 /// `wake` / `wake_by_ref` land here.
 pub(crate) fn wake_by_val(raw: RawTask) {
     tracing::trace!(task.id = raw.header().id.as_u64(), "wake");
+    if crate::OBSERVE {
+        if let Some(stats) = raw.header().meta.stats() {
+            stats.on_wake();
+        }
+    }
     match raw.header().state.transition_to_notified_by_val() {
         TransitionToNotified::Submit => raw.schedule(),
         TransitionToNotified::DoNothing => {}
@@ -312,6 +322,11 @@ pub(crate) fn wake_by_val(raw: RawTask) {
 
 pub(crate) fn wake_by_ref(raw: RawTask) {
     tracing::trace!(task.id = raw.header().id.as_u64(), "wake");
+    if crate::OBSERVE {
+        if let Some(stats) = raw.header().meta.stats() {
+            stats.on_wake();
+        }
+    }
     match raw.header().state.transition_to_notified_by_ref() {
         TransitionToNotified::Submit => raw.schedule(),
         TransitionToNotified::DoNothing => {}

@@ -27,6 +27,31 @@
 //! SeqCst). So either the binder sees `closed` (and takes its task back with a swap, unless the
 //! closer got it first) or the closer's swap finds the task. Indices are never returned after
 //! the close. Modelled in `loom-tests/tests/shutdown.rs`.
+//!
+//! # Walking the list (task dumps)
+//!
+//! [`OwnedTasks::for_each_live`] visits every live task without a lock on the spawn or
+//! completion path, while tasks complete and are freed concurrently. It may not read a header
+//! through a slot's pointer alone (the task may be freed between the load and the read), so it
+//! *borrows the list's reference*: it swaps the slot to null, reads the header while it holds
+//! that reference, and swaps the pointer back. While the slot is empty:
+//!
+//! * a completing task's `remove` finds null, so, exactly as when a close took the task, it
+//!   does not drop the list's reference nor return the index (the walker holds both);
+//! * `close_and_shutdown_all` finds null and skips the slot;
+//! * nothing else writes the slot: its index is not free (only the one that swaps the pointer
+//!   out returns it), and `bind` writes only a slot whose index it took.
+//!
+//! After swapping the pointer back (`AcqRel`) the walker reads `closed` and the task's state.
+//! If a remover or a closer found the slot empty, the put-back read what its swap wrote (the
+//! slot's swaps form one modification order, and a read-modify-write reads the latest value),
+//! so it synchronises with that swap and sees `COMPLETE` (set before the remove) or `closed`
+//! (set before the close's swaps). Then the walker swaps the pointer out again and, if it gets
+//! it, owns the list's reference: it shuts the task down (closed) or drops the reference and
+//! returns the index (complete). If it gets null, the remover or closer came after the
+//! put-back and did it. Either way exactly one side drops the list's reference. Walks are
+//! serialised by a lock of their own (so two dumps each see every task); spawns and completions
+//! never take it. Modelled in `loom-tests/tests/dump_walk.rs`.
 
 use std::future::Future;
 use std::marker::PhantomData;
@@ -146,6 +171,8 @@ pub struct OwnedTasks<S: 'static> {
     /// Written under the `global` lock, before any index in the chunk leaves it.
     chunks: Box<[AtomicPtr<Slot>]>,
     closed: AtomicBool,
+    /// Held by [`OwnedTasks::for_each_live`] only: one walk at a time.
+    walking: Mutex<()>,
     _p: PhantomData<S>,
 }
 
@@ -177,6 +204,7 @@ impl<S: Schedule> OwnedTasks<S> {
                 .map(|_| AtomicPtr::new(ptr::null_mut()))
                 .collect(),
             closed: AtomicBool::new(false),
+            walking: Mutex::new(()),
             _p: PhantomData,
         }
     }
@@ -411,6 +439,72 @@ impl<S: Schedule> OwnedTasks<S> {
         lock(&self.global).live -= taken;
     }
 
+    /// Calls `f` with the header of every live task, for a task dump (module docs, "Walking
+    /// the list"). Never blocks on a task: a task being polled is read like any other. `f`
+    /// must not block either (the task's completion may wait in no way on it, but its slot is
+    /// empty meanwhile). Tasks bound or removed during the walk may or may not be visited; a
+    /// task live for the whole walk is visited once. `f` may drop the last reference to
+    /// nothing: the list's reference stays held while it runs.
+    pub fn for_each_live(&self, mut f: impl FnMut(&Header)) {
+        let _walk = lock(&self.walking);
+        for (k, chunk) in self.chunks.iter().enumerate() {
+            let chunk = chunk.load(Ordering::Acquire);
+            if chunk.is_null() {
+                // Chunks are allocated in order: none after this one either.
+                break;
+            }
+            for off in 0..chunk_len(k) {
+                // SAFETY: a non-null chunk has `chunk_len(k)` slots and lives as long as `self`.
+                let slot = unsafe { &*chunk.add(off) };
+                // Empty slots (most of a table past its peak) cost a load, not a swap.
+                if slot.load(Ordering::Relaxed).is_null() {
+                    continue;
+                }
+                let Some(p) = NonNull::new(slot.swap(ptr::null_mut(), Ordering::AcqRel)) else {
+                    continue;
+                };
+                // SAFETY: the swap moved the list's reference to us; the task is live.
+                let task = unsafe { Task::<S>::from_raw(RawTask::from_raw(p)) };
+                // Put back even if `f` panics: dropping the list's reference instead would
+                // leave the list short of one it still counts on (`remove` finding null).
+                let borrowed = Borrowed {
+                    list: self,
+                    slot,
+                    task: Some(task),
+                };
+                f(borrowed.task.as_ref().expect("held until dropped").header());
+            }
+        }
+    }
+
+    /// Puts a walked task's pointer back into its slot, then settles a completion or a close
+    /// that found the slot empty meanwhile (module docs, "Walking the list").
+    fn put_back(&self, slot: &Slot, task: Task<S>) {
+        let p = task.raw.header_ptr().as_ptr();
+        let prev = slot.swap(p, Ordering::AcqRel);
+        debug_assert!(prev.is_null(), "a walked slot was written");
+        let closed = self.closed.load(Ordering::Acquire);
+        if !closed && !task.header().state.load().is_complete() {
+            std::mem::forget(task);
+            return;
+        }
+        if slot.swap(ptr::null_mut(), Ordering::AcqRel).is_null() {
+            // The remover or closer came after the put-back and owns the list's reference.
+            std::mem::forget(task);
+            return;
+        }
+        if closed {
+            // Indices are not returned after the close (it may be reading this very slot).
+            lock(&self.global).live -= 1;
+            task.shutdown();
+        } else {
+            // SAFETY: `task` holds a reference, so the header is live.
+            let index = unsafe { task.raw.header_ptr().as_ref() }.owned_slot;
+            self.give_index(usize::MAX, index);
+            drop(task);
+        }
+    }
+
     /// Whether `close_and_shutdown_all` has run.
     pub fn is_closed(&self) -> bool {
         self.closed.load(Ordering::Acquire)
@@ -425,6 +519,21 @@ impl<S: Schedule> OwnedTasks<S> {
     /// Whether no task is live.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+/// A task whose list reference a walk holds; puts it back when dropped.
+struct Borrowed<'a, S: Schedule> {
+    list: &'a OwnedTasks<S>,
+    slot: &'a Slot,
+    task: Option<Task<S>>,
+}
+
+impl<S: Schedule> Drop for Borrowed<'_, S> {
+    fn drop(&mut self) {
+        if let Some(task) = self.task.take() {
+            self.list.put_back(self.slot, task);
+        }
     }
 }
 

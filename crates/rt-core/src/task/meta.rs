@@ -4,7 +4,8 @@
 //! `#[track_caller]`, so no allocation). A named task's header, or any task's while a `tracing`
 //! subscriber is interested in `rt.task` spans at spawn, points at a side record, boxed at
 //! spawn, holding a copy of the name, the location and the task's span. Both pointees are at
-//! least 8-byte aligned, so bit 0 of the word tells them apart.
+//! least 8-byte aligned, so bit 0 of the word tells them apart. The side record also keeps the
+//! task's poll count and last poll and wake times for task dumps (`dump.rs`).
 
 use std::panic::Location;
 use std::ptr::NonNull;
@@ -50,6 +51,9 @@ struct Named {
     location: &'static Location<'static>,
     /// The task's `rt.task` span (disabled if no subscriber was interested at spawn).
     span: tracing::Span,
+    /// Poll count and last poll / wake times, for task dumps (`dump.rs`): kept only here, so
+    /// an unnamed task's cell does not grow and reads no clock.
+    stats: super::dump::Stats,
 }
 
 const NAMED: usize = 1;
@@ -87,6 +91,7 @@ impl MetaPtr {
                     name: name.map(Into::into),
                     location: meta.location,
                     span,
+                    stats: super::dump::Stats::new(),
                 });
                 let p = Box::into_raw(b).cast::<u8>();
                 // SAFETY: `p` is non-null and 8-aligned, so setting bit 0 leaves it non-null.
@@ -113,6 +118,12 @@ impl MetaPtr {
     #[inline]
     pub(crate) fn span(&self) -> Option<&tracing::Span> {
         self.named().map(|n| &n.span)
+    }
+
+    /// The task's dump statistics (`None`: no side record, so none kept).
+    #[inline]
+    pub(crate) fn stats(&self) -> Option<&super::dump::Stats> {
+        self.named().map(|n| &n.stats)
     }
 
     pub(crate) fn location(&self) -> &'static Location<'static> {

@@ -39,6 +39,7 @@
 //!    error, if the future's `Drop` panicked).
 
 mod core;
+mod dump;
 mod error;
 mod harness;
 mod id;
@@ -53,6 +54,7 @@ use std::future::Future;
 use std::mem::ManuallyDrop;
 
 pub use self::core::Header;
+pub use self::dump::TaskSnapshot;
 pub use self::error::JoinError;
 pub use self::id::{id, try_id, Id};
 pub use self::join::{AbortHandle, JoinHandle};

@@ -393,6 +393,20 @@ impl Snapshot {
     pub(crate) fn ref_count(self) -> usize {
         self.0 >> REF_SHIFT
     }
+
+    /// For a task dump: the task waits (idle: not running, notified or complete) and no
+    /// `Waker` of it is alive, so nothing but an abort or shutdown can ever run it again
+    /// (tokio-console's "lost waker"). Read from the reference count, with no new bit and no
+    /// extra atomic on the waker path: an idle task's references are its owned list's (`owned`:
+    /// 1 for a listed task, which a dump holds while it reads), its `JoinHandle`'s (while
+    /// `JOIN_INTEREST`), its `AbortHandle`s' and its wakers'. No `Notified` exists while
+    /// NOTIFIED is clear, and a running poll's waker borrows the poll's reference. Counting
+    /// only the first two means a task with an `AbortHandle` and no waker is not reported (a
+    /// false negative, never a false positive).
+    pub(crate) fn waits_without_waker(self, owned: usize) -> bool {
+        let idle = self.0 & (RUNNING | NOTIFIED | COMPLETE) == 0;
+        idle && self.ref_count() <= owned + usize::from(self.is_join_interested())
+    }
 }
 
 impl fmt::Debug for Snapshot {

@@ -50,6 +50,7 @@
 //!    runtime context and `on_thread_start`/`on_thread_stop` hooks). If the OS refuses one,
 //!    the closure runs in place, keeping the context (warned through `tracing`).
 
+mod running;
 mod worker;
 
 use std::future::Future;
@@ -131,6 +132,8 @@ pub(crate) struct Shared {
     settling: rt_core::sync::AtomicUsize,
     /// Starts `block_in_place`'s substitute threads (the workers' own spawner).
     spawner: ThreadSpawner,
+    /// Per worker: the task it polls, for dumps (`running.rs`).
+    running: running::Running,
 }
 
 /// A handle to a multi-thread scheduler: spawns tasks, and is the `Schedule` of its tasks.
@@ -196,6 +199,7 @@ impl MultiThread {
             exit_signal: Condvar::new(),
             settling: rt_core::sync::AtomicUsize::new(0),
             spawner: config.threads.clone(),
+            running: running::Running::new(n),
         });
         MultiThread {
             handle: Handle { shared },

@@ -210,6 +210,7 @@ impl WorkerContext {
             }
             // Out of tasks: with a shard of our own, its events are our next work (tasks whose
             // IO lives here); look there before taking work from another worker.
+            self.shared().running.clear(self.index);
             if self.owns_shard && self.shard_has_sources() {
                 if let Some(task) = self.poll_driver_when_out_of_work() {
                     self.run_task(task);
@@ -233,6 +234,7 @@ impl WorkerContext {
             self.shared().notify_parked();
         }
         self.counters().poll();
+        self.shared().running.enter(self.index, task.id());
         task.run();
     }
 
