@@ -182,7 +182,7 @@ impl Spawner {
     {
         let id = task::next_id();
         let (notified, join) = task::unowned(BlockingTask(Some(f)), self.clone(), id, meta, false);
-        if let Some(r) = self.inner.trace.get() {
+        if let Some(r) = self.inner.trace.get().filter(|_| rt_core::OBSERVE) {
             r.spawn_here(id.as_u64(), &meta);
         }
         if let Err(e) = self.push(notified) {
@@ -243,8 +243,8 @@ impl Spawner {
             while let Some(task) = s.queue.pop_front() {
                 drop(s);
                 match inner.trace.get() {
-                    None => task.run(),
-                    Some(r) => r.run_blocking(task),
+                    Some(r) if rt_core::OBSERVE => r.run_blocking(task),
+                    _ => task.run(),
                 }
                 s = inner.state.lock().unwrap();
             }
@@ -321,7 +321,7 @@ impl Spawner {
 
 impl Schedule for Spawner {
     fn release(&self, task: &Task<Spawner>) -> Option<Task<Spawner>> {
-        if let Some(r) = self.inner.trace.get() {
+        if let Some(r) = self.inner.trace.get().filter(|_| rt_core::OBSERVE) {
             r.complete_here(task.id().as_u64());
         }
         None

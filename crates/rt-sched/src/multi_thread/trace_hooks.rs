@@ -1,6 +1,7 @@
 //! The multi-thread scheduler's side of the trace export (`crate::trace`): what its hooks
 //! record, kept here so `mod.rs` and `worker.rs` carry one line per hook. Every hook is behind
-//! `Shared::trace` (an `Option`): with no trace file, one branch.
+//! `Shared::trace` (an `Option`): with no trace file, one branch; none in an `rt_unobserved`
+//! build (`rt_core::OBSERVE`).
 
 use rt_core::task::{Id, SpawnMeta};
 
@@ -23,7 +24,7 @@ impl Shared {
     /// A task was spawned.
     #[inline]
     pub(super) fn trace_spawn(&self, id: Id, meta: &SpawnMeta<'_>) {
-        if self.trace.is_some() {
+        if rt_core::OBSERVE && self.trace.is_some() {
             self.with_trace(|r, w| r.spawn(w, id.as_u64(), meta));
         }
     }
@@ -31,7 +32,7 @@ impl Shared {
     /// A wake scheduled a task (`is_yield`: the task woke itself).
     #[inline]
     pub(super) fn trace_wake(&self, id: Id, is_yield: bool) {
-        if self.trace.is_some() {
+        if rt_core::OBSERVE && self.trace.is_some() {
             self.with_trace(|r, w| r.wake(w, id.as_u64(), is_yield));
         }
     }
@@ -39,7 +40,7 @@ impl Shared {
     /// A task completed or was cancelled (it leaves the owned list).
     #[inline]
     pub(super) fn trace_complete(&self, id: Id) {
-        if self.trace.is_some() {
+        if rt_core::OBSERVE && self.trace.is_some() {
             self.with_trace(|r, w| r.complete(w, id.as_u64()));
         }
     }

@@ -244,8 +244,8 @@ impl WorkerContext {
         }
         self.counters().poll();
         match &self.trace {
-            None => task.run(),
-            Some(t) => t.run(task),
+            Some(t) if rt_core::OBSERVE => t.run(task),
+            _ => task.run(),
         }
     }
 
@@ -305,7 +305,7 @@ impl WorkerContext {
                 }
                 if let Some(t) = shared.stealers[victim].steal_batch_and_pop(&self.local) {
                     self.counters().steal();
-                    if let Some(tr) = &self.trace {
+                    if let Some(tr) = self.trace.as_ref().filter(|_| rt_core::OBSERVE) {
                         tr.steal(victim);
                     }
                     return Some(t);
@@ -349,7 +349,8 @@ impl WorkerContext {
             shared.notify_if_work_pending();
         }
         self.counters().park();
-        let _unpark = self.trace.as_ref().map(crate::trace::WorkerTrace::parked);
+        let _unpark = (self.trace.as_ref().filter(|_| rt_core::OBSERVE))
+            .map(crate::trace::WorkerTrace::parked);
         let mut trimmed = false;
         let parked_at = std::time::Instant::now();
         loop {

@@ -504,3 +504,57 @@ fn thread_track() -> u32 {
         })
         .unwrap_or(u32::MAX - 1)
 }
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    fn number_after(text: &str, key: &str) -> u64 {
+        let at = text
+            .find(key)
+            .unwrap_or_else(|| panic!("no {key} in {text}"))
+            + key.len();
+        let digits: String = text[at..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse().unwrap()
+    }
+
+    #[test]
+    fn a_full_ring_drops_and_the_file_counts_the_drops() {
+        let path = std::env::temp_dir().join(format!("rt-trace-drops-{}.json", std::process::id()));
+        let rec = Recorder::with_capacity(&path, 1, 4).unwrap();
+        let w = rec.worker(0, "w").unwrap();
+        assert!(rec.worker(0, "w").is_none(), "a ring has one producer");
+        // Far faster than the writer drains: most of these cannot fit in 4 slots.
+        for _ in 0..500 {
+            drop(w.parked());
+        }
+        drop(w);
+        rec.finish();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let written =
+            text.matches("\"name\":\"park\"").count() + text.matches("\"name\":\"unpark\"").count();
+        let dropped = number_after(&text, "\"rt.dropped_events\":");
+        assert!(dropped > 0, "{text}");
+        assert_eq!(written as u64 + dropped, 1000);
+        assert_eq!(
+            number_after(&text, "\"rt.dropped_by_track\":{\"0\":"),
+            dropped
+        );
+        assert!(text.trim_end().ends_with('}'));
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn names_longer_than_the_limit_are_cut_on_a_char_boundary() {
+        let name = "é".repeat(40); // 80 bytes
+        let loc = Location::caller();
+        let meta = rt_core::task::SpawnMeta::new(Some(&name), loc);
+        let (ev, n) = spawn_events(1, 9, &meta);
+        let len = ev[0].b as usize;
+        assert!(len <= NAME_MAX && len % 2 == 0, "{len}");
+        assert_eq!(n, 1 + len.div_ceil(CHUNK));
+    }
+}
