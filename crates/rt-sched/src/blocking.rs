@@ -243,7 +243,7 @@ impl Spawner {
             while let Some(task) = s.queue.pop_front() {
                 drop(s);
                 match inner.trace.get() {
-                    Some(r) if rt_core::OBSERVE => r.run_blocking(task),
+                    Some(r) if rt_core::OBSERVE => r.run_here(task, "blocking"),
                     _ => task.run(),
                 }
                 s = inner.state.lock().unwrap();

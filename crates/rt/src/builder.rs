@@ -332,8 +332,8 @@ impl Builder {
         self
     }
 
-    /// Writes a Chrome trace of the runtime to `path` (multi-thread runtimes): one slice per
-    /// poll on its worker's track, flows from each spawn and wake to the poll it causes, park,
+    /// Writes a Chrome trace of the runtime to `path`: one slice per poll on its worker's
+    /// track (a current-thread runtime's: the `block_on` thread's), flows from each spawn and wake to the poll it causes, park,
     /// unpark and steal instants, injector depth and live-task counters. Open the file at
     /// ui.perfetto.dev or chrome://tracing. It is complete once the runtime has shut down.
     /// Without this, the environment variable `RT_TRACE=path` does the same (a second runtime
@@ -419,7 +419,7 @@ impl Builder {
         let panic_hook = panic
             .clone()
             .map(|state| -> rt_sched::PanicHook { Arc::new(move |payload| state.record(payload)) });
-        let mut trace = None;
+        let trace;
         let (kind, scheduler) = match self.flavor {
             Flavor::MultiThread => {
                 trace = crate::trace_file::open(self.trace_file.as_deref(), workers)?;
@@ -439,8 +439,13 @@ impl Builder {
                 (Kind::MultiThread(mt), Scheduler::MultiThread(h))
             }
             Flavor::CurrentThread => {
-                let ct = current_thread::CurrentThread::new(self.frame_pool, io_driver)
+                let mut ct = current_thread::CurrentThread::new(self.frame_pool, io_driver)
                     .with_event_interval(self.event_interval);
+                trace = crate::trace_file::open(self.trace_file.as_deref(), 0)?;
+                if let Some(t) = &trace {
+                    pool.spawner().set_trace(t.clone());
+                    ct = ct.with_trace(t.clone());
+                }
                 let h = ct.handle().clone();
                 if let Some(hook) = panic_hook {
                     h.set_unhandled_panic_hook(hook);

@@ -175,3 +175,53 @@ fn runtime_without_a_trace_file_writes_none() {
     drop(rt);
     assert!(!path.exists());
 }
+
+#[test]
+fn current_thread_runtime_traces_its_polls_on_the_block_on_thread() {
+    let path = temp_path("current.json");
+    let rt = rt::Builder::new_current_thread()
+        .trace_file(&path)
+        .build()
+        .unwrap();
+    let ids = rt.block_on(async {
+        let hs: Vec<_> = (0..4)
+            .map(|k| {
+                rt::task::Builder::new()
+                    .name(&format!("c-{k}"))
+                    .spawn(async {
+                        rt::task::yield_now().await;
+                    })
+                    .unwrap()
+            })
+            .collect();
+        let mut ids = Vec::new();
+        for h in hs {
+            ids.push(h.id());
+            h.await.unwrap();
+        }
+        ids
+    });
+    drop(rt);
+    let trace = Trace::check(&path);
+    let track = trace.polls(ids[0].as_u64())[0]["tid"].clone();
+    for (k, id) in ids.iter().enumerate() {
+        let polls = trace.polls(id.as_u64());
+        assert_eq!(polls.len(), 2, "{polls:?}");
+        assert_eq!(polls[0]["args"]["task.name"], format!("c-{k}"));
+        assert_eq!(polls[0]["args"]["result"], "Pending");
+        assert_eq!(polls[1]["args"]["result"], "Ready");
+        assert!(
+            polls.iter().all(|p| p["tid"] == track),
+            "one thread runs them all"
+        );
+        assert!(trace
+            .flows_into(polls[0])
+            .iter()
+            .any(|f| f["name"] == "spawn"));
+        assert!(trace
+            .flows_into(polls[1])
+            .iter()
+            .any(|f| f["name"] == "wake"));
+    }
+    let _ = std::fs::remove_file(&path);
+}

@@ -418,16 +418,19 @@ impl Recorder {
         }
     }
 
-    /// Runs a blocking-pool task on this (blocking) thread, recording the poll around it.
-    pub(crate) fn run_blocking<S: rt_core::task::Schedule>(
+    /// Runs `task` on this thread, which is no worker (a blocking-pool thread, or the
+    /// current-thread scheduler's), recording the poll around it on this thread's track, named
+    /// for `role`.
+    pub(crate) fn run_here<S: rt_core::task::Schedule>(
         &self,
         task: rt_core::task::Notified<S>,
+        role: &str,
     ) {
         let id = task.id().as_u64();
         let loc = task.header().spawn_location() as *const Location<'static> as u64;
-        self.push_remote("blocking", &[self.event(Kind::PollStart, id, loc, 0)]);
+        self.push_remote(role, &[self.event(Kind::PollStart, id, loc, 0)]);
         task.run();
-        self.push_remote("blocking", &[self.event(Kind::PollEnd, id, 0, 0)]);
+        self.push_remote(role, &[self.event(Kind::PollEnd, id, 0, 0)]);
     }
 
     /// Records a stall of worker `worker`'s poll of `task_id`, running for `elapsed` so far

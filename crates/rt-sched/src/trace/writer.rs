@@ -306,9 +306,11 @@ impl Writer {
                     bytes.extend_from_slice(&chunk[..take]);
                 }
             }
-            Kind::Complete => match self.open.get_mut(&track) {
-                Some(o) if o.task == e.task => o.ready = true,
-                _ => self.forget(e.task),
+            // Only the thread polling a task completes it then (else the task was idle), so an
+            // open poll of this task is that thread's, whichever track it records this on.
+            Kind::Complete => match self.open.values_mut().find(|o| o.task == e.task) {
+                Some(o) => o.ready = true,
+                None => self.forget(e.task),
             },
             Kind::Park | Kind::Unpark | Kind::Steal => {
                 let name = match kind {
