@@ -333,11 +333,12 @@ impl Builder {
     }
 
     /// Writes a Chrome trace of the runtime to `path`: one slice per poll on its worker's
-    /// track (a current-thread runtime's: the `block_on` thread's), flows from each spawn and wake to the poll it causes, park,
-    /// unpark and steal instants, injector depth and live-task counters. Open the file at
-    /// ui.perfetto.dev or chrome://tracing. It is complete once the runtime has shut down.
-    /// Without this, the environment variable `RT_TRACE=path` does the same (a second runtime
-    /// of the process then writes `path` numbered: `trace.1.json`). See `rt_sched::trace`.
+    /// track (a current-thread runtime's: the `block_on` thread's), flows from each spawn and
+    /// wake to the poll it causes, park, unpark and steal instants, injector depth and
+    /// live-task counters. Open the file at ui.perfetto.dev or chrome://tracing. It is complete
+    /// once the runtime has shut down. Without this, the environment variable `RT_TRACE=path`
+    /// does the same (a second runtime of the process then writes `path` numbered:
+    /// `trace.1.json`). See the README's "Tracing to Perfetto".
     pub fn trace_file(&mut self, path: impl AsRef<std::path::Path>) -> &mut Builder {
         self.trace_file = Some(path.as_ref().to_path_buf());
         self
