@@ -35,14 +35,25 @@ fn polls_names_locations_and_flows_match_the_tasks() {
                 .unwrap();
             named.push((h.id(), name, h));
         }
-        // A task woken by another one (a wake from a different task, maybe another worker).
-        let (tx, rx) = rt::sync::oneshot::channel::<u32>();
-        let waiter = rt::spawn(async move { rx.await.unwrap() });
+        // A task woken from another thread: its first poll hands its waker out and returns
+        // Pending; the block_on thread wakes it; its second poll is Ready.
+        let slot = std::sync::Arc::new(std::sync::Mutex::new(None::<std::task::Waker>));
+        let (stored_tx, stored_rx) = rt::sync::oneshot::channel::<()>();
+        let waiter = {
+            let slot = slot.clone();
+            let mut stored_tx = Some(stored_tx);
+            rt::spawn(std::future::poll_fn(move |cx| match stored_tx.take() {
+                Some(tx) => {
+                    *slot.lock().unwrap() = Some(cx.waker().clone());
+                    tx.send(()).unwrap();
+                    std::task::Poll::Pending
+                }
+                None => std::task::Poll::Ready(7),
+            }))
+        };
         let woken = waiter.id();
-        rt::spawn(async move {
-            rt::task::yield_now().await;
-            tx.send(7).unwrap();
-        });
+        stored_rx.await.unwrap();
+        slot.lock().unwrap().take().unwrap().wake();
         let mut ids = Vec::new();
         for (id, name, h) in named {
             h.await.unwrap();
@@ -87,7 +98,8 @@ fn polls_names_locations_and_flows_match_the_tasks() {
             );
         }
     }
-    // The oneshot's receiver: first poll Pending, then a wake flow into its Ready poll.
+    // The task woken from the block_on thread: first poll Pending, then a wake flow into its
+    // Ready poll.
     let polls = trace.polls(woken.as_u64());
     assert_eq!(polls.len(), 2, "{polls:?}");
     assert_eq!(polls[1]["args"]["result"], "Ready");

@@ -20,6 +20,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 use std::fs::File;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{BufWriter, Write};
 use std::panic::Location;
 use std::sync::atomic::Ordering;
@@ -29,6 +30,30 @@ use super::{lock, Clock, Inner, Kind, DRAIN_EVERY};
 
 /// The (pseudo) track the counter samples are sorted with.
 const COUNTER_TRACK: u32 = u32::MAX;
+
+/// A multiplicative hash for the writer's maps, keyed by task ids and addresses (std's SipHash
+/// costs more than the rest of an event's bookkeeping).
+#[derive(Default, Clone, Copy)]
+struct Fx(u64);
+
+impl Hasher for Fx {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+type Map<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
 
 /// A poll under way on a track.
 struct Open {
@@ -50,14 +75,18 @@ pub(super) struct Writer {
     first: bool,
     failed: bool,
     line: String,
+    /// The line being written by the fast path (`X`, `s`, `f`).
+    bytes: Vec<u8>,
     /// Named tasks: (name length, bytes so far).
-    names: HashMap<u64, (usize, Vec<u8>)>,
+    names: Map<u64, (usize, Vec<u8>)>,
     /// The task whose name chunks come next (per track).
-    naming: HashMap<u32, u64>,
-    polls: HashMap<u64, u32>,
+    naming: Map<u32, u64>,
+    polls: Map<u64, u32>,
     /// Spawns and wakes waiting for the poll they cause.
-    flows: HashMap<u64, (u64, u32, bool)>,
-    open: HashMap<u32, Open>,
+    flows: Map<u64, (u64, u32, bool)>,
+    open: Map<u32, Open>,
+    /// Spawn locations, escaped, by address.
+    locs: Map<u64, Box<[u8]>>,
     next_flow: u64,
     named_tracks: BTreeSet<u32>,
 }
@@ -72,11 +101,13 @@ impl Writer {
             first: true,
             failed: false,
             line: String::with_capacity(512),
-            names: HashMap::new(),
-            naming: HashMap::new(),
-            polls: HashMap::new(),
-            flows: HashMap::new(),
-            open: HashMap::new(),
+            bytes: Vec::with_capacity(512),
+            names: Map::default(),
+            naming: Map::default(),
+            polls: Map::default(),
+            flows: Map::default(),
+            open: Map::default(),
+            locs: Map::default(),
             next_flow: 1,
             named_tracks: BTreeSet::new(),
         }
@@ -134,9 +165,11 @@ impl Writer {
             } else {
                 pending.partition_point(|(_, e)| e.ts < now)
             };
-            for (track, e) in pending.drain(..cut).collect::<Vec<_>>() {
+            for i in 0..cut {
+                let (track, e) = pending[i];
                 self.process(track, e);
             }
+            pending.drain(..cut);
             if stop {
                 break;
             }
@@ -184,6 +217,93 @@ impl Writer {
         let line = std::mem::take(&mut self.line);
         self.raw(&line);
         self.line = line;
+    }
+
+    /// One poll's `X` slice (the fast path: no formatting machinery).
+    fn poll_slice(&mut self, track: u32, o: &Open, ts: u64, end: u64) {
+        let mut b = std::mem::take(&mut self.bytes);
+        b.clear();
+        if !self.first {
+            b.extend_from_slice(b",\n");
+        }
+        self.first = false;
+        b.extend_from_slice(b"{\"ph\":\"X\",\"cat\":\"poll\",\"name\":\"");
+        let named = self.names.get(&o.task).map(|(_, n)| n.as_slice());
+        match named {
+            Some(n) => esc_bytes(&mut b, &String::from_utf8_lossy(n)),
+            None => {
+                b.extend_from_slice(b"task ");
+                num(&mut b, o.task);
+            }
+        }
+        b.extend_from_slice(b"\",\"pid\":");
+        num(&mut b, u64::from(self.pid));
+        b.extend_from_slice(b",\"tid\":");
+        num(&mut b, u64::from(track));
+        b.extend_from_slice(b",\"ts\":");
+        micros(&mut b, ts);
+        b.extend_from_slice(b",\"dur\":");
+        micros(&mut b, end - ts);
+        b.extend_from_slice(b",\"args\":{\"task.id\":");
+        num(&mut b, o.task);
+        if let Some(n) = named {
+            b.extend_from_slice(b",\"task.name\":\"");
+            esc_bytes(&mut b, &String::from_utf8_lossy(n));
+            b.push(b'"');
+        }
+        b.extend_from_slice(b",\"loc\":\"");
+        let loc = self.locs.entry(o.loc).or_insert_with(|| {
+            let mut v = Vec::new();
+            esc_bytes(&mut v, &loc(o.loc));
+            v.into_boxed_slice()
+        });
+        b.extend_from_slice(loc);
+        b.extend_from_slice(b"\",\"poll\":");
+        num(&mut b, u64::from(o.poll));
+        b.extend_from_slice(if o.ready {
+            b",\"result\":\"Ready\"}}"
+        } else {
+            b",\"result\":\"Pending\"}}"
+        });
+        self.raw_bytes(&b);
+        self.bytes = b;
+    }
+
+    /// A flow's two ends (`s` at `from`, `f` bound to the slice enclosing `into`).
+    fn flow(&mut self, spawn: bool, id: u64, from_track: u32, from: u64, track: u32, into: u64) {
+        let name: &[u8] = if spawn { b"spawn" } else { b"wake" };
+        let mut b = std::mem::take(&mut self.bytes);
+        b.clear();
+        for (ph, tid, ts) in [
+            (&b"s"[..], from_track, from),
+            (&b"f\",\"bp\":\"e"[..], track, into),
+        ] {
+            if !self.first {
+                b.extend_from_slice(b",\n");
+            }
+            self.first = false;
+            b.extend_from_slice(b"{\"ph\":\"");
+            b.extend_from_slice(ph);
+            b.extend_from_slice(b"\",\"cat\":\"flow\",\"name\":\"");
+            b.extend_from_slice(name);
+            b.extend_from_slice(b"\",\"id\":");
+            num(&mut b, id);
+            b.extend_from_slice(b",\"pid\":");
+            num(&mut b, u64::from(self.pid));
+            b.extend_from_slice(b",\"tid\":");
+            num(&mut b, u64::from(tid));
+            b.extend_from_slice(b",\"ts\":");
+            micros(&mut b, ts);
+            b.push(b'}');
+        }
+        self.raw_bytes(&b);
+        self.bytes = b;
+    }
+
+    fn raw_bytes(&mut self, b: &[u8]) {
+        if !self.failed && self.out.write_all(b).is_err() {
+            self.failed = true;
+        }
     }
 
     fn us(&self, raw: u64) -> Us {
@@ -235,42 +355,18 @@ impl Writer {
                 let Some(o) = self.open.remove(&track).filter(|o| o.task == e.task) else {
                     return;
                 };
-                let name = self.name(o.task);
                 let (ts, end) = (
                     self.clock.to_ns(o.start),
                     self.clock.to_ns(e.ts.max(o.start)),
                 );
-                let title = match &name {
-                    Some(n) => n.clone(),
-                    None => format!("task {}", o.task),
-                };
-                let name_arg = match &name {
-                    Some(n) => format!(",\"task.name\":\"{}\"", Esc(n)),
-                    None => String::new(),
-                };
-                let result = if o.ready { "Ready" } else { "Pending" };
-                self.emit(format_args!(
-                    "{{\"ph\":\"X\",\"cat\":\"poll\",\"name\":\"{}\",\"pid\":{pid},\"tid\":{track},\"ts\":{},\"dur\":{},\"args\":{{\"task.id\":{}{name_arg},\"loc\":\"{}\",\"poll\":{},\"result\":\"{result}\"}}}}",
-                    Esc(&title),
-                    Us(ts),
-                    Us(end - ts),
-                    o.task,
-                    Esc(&loc(o.loc)),
-                    o.poll
-                ));
+                self.poll_slice(track, &o, ts, end);
                 if let Some((from, from_track, spawn)) = o.flow {
                     let id = self.next_flow;
                     self.next_flow += 1;
-                    let name = if spawn { "spawn" } else { "wake" };
-                    let from = self.us(from);
+                    let from = self.clock.to_ns(from);
                     // Inside the poll's slice (its start, plus 1 ns when it is that long).
-                    let into = Us(ts + u64::from(end - ts >= 2));
-                    self.emit(format_args!(
-                        "{{\"ph\":\"s\",\"cat\":\"flow\",\"name\":\"{name}\",\"id\":{id},\"pid\":{pid},\"tid\":{from_track},\"ts\":{from}}}"
-                    ));
-                    self.emit(format_args!(
-                        "{{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"flow\",\"name\":\"{name}\",\"id\":{id},\"pid\":{pid},\"tid\":{track},\"ts\":{into}}}"
-                    ));
+                    let into = ts + u64::from(end - ts >= 2);
+                    self.flow(spawn, id, from_track, from, track, into);
                 }
                 if o.ready {
                     self.forget(o.task);
@@ -367,6 +463,39 @@ fn loc(a: u64) -> String {
     // 0), and a `'static` location lives for the whole program.
     let l = unsafe { &*(a as usize as *const Location<'static>) };
     format!("{}:{}:{}", l.file(), l.line(), l.column())
+}
+
+/// Appends `n` in decimal.
+fn num(b: &mut Vec<u8>, mut n: u64) {
+    let mut d = [0u8; 20];
+    let mut i = d.len();
+    loop {
+        i -= 1;
+        d[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    b.extend_from_slice(&d[i..]);
+}
+
+/// Appends nanoseconds as microseconds with three decimals.
+fn micros(b: &mut Vec<u8>, ns: u64) {
+    num(b, ns / 1000);
+    let f = ns % 1000;
+    b.extend_from_slice(&[
+        b'.',
+        b'0' + (f / 100) as u8,
+        b'0' + (f / 10 % 10) as u8,
+        b'0' + (f % 10) as u8,
+    ]);
+}
+
+/// Appends `s` escaped for a JSON string.
+fn esc_bytes(b: &mut Vec<u8>, s: &str) {
+    use std::io::Write as _;
+    let _ = write!(b, "{}", Esc(s));
 }
 
 /// Nanoseconds written as microseconds with three decimals (Chrome's unit).
