@@ -219,6 +219,26 @@ impl Writer {
         self.line = line;
     }
 
+    /// Writes a finished poll's slice (ending at raw time `end`) and the flow into it.
+    fn close_poll(&mut self, track: u32, o: Open, end: u64) {
+        let (ts, end) = (
+            self.clock.to_ns(o.start),
+            self.clock.to_ns(end.max(o.start)),
+        );
+        self.poll_slice(track, &o, ts, end);
+        if let Some((from, from_track, spawn)) = o.flow {
+            let id = self.next_flow;
+            self.next_flow += 1;
+            let from = self.clock.to_ns(from);
+            // Inside the poll's slice (its start, plus 1 ns when it is that long).
+            let into = ts + u64::from(end - ts >= 2);
+            self.flow(spawn, id, from_track, from, track, into);
+        }
+        if o.ready {
+            self.forget(o.task);
+        }
+    }
+
     /// One poll's `X` slice (the fast path: no formatting machinery).
     fn poll_slice(&mut self, track: u32, o: &Open, ts: u64, end: u64) {
         let mut b = std::mem::take(&mut self.bytes);
@@ -338,6 +358,20 @@ impl Writer {
                     *n
                 };
                 let flow = self.flows.remove(&e.task);
+                // The task's previous poll, if still open on another track, ended by now: a
+                // worker records a poll's end after the bookkeeping that follows it (a yield's
+                // reschedule, an unpark), and the task may be stolen and polled meanwhile. It
+                // ends here, so one task's slices never overlap.
+                if let Some(prev) = self
+                    .open
+                    .iter()
+                    .find(|(t, o)| **t != track && o.task == e.task)
+                    .map(|(t, _)| *t)
+                {
+                    if let Some(o) = self.open.remove(&prev) {
+                        self.close_poll(prev, o, e.ts);
+                    }
+                }
                 // A start whose end was dropped is forgotten.
                 self.open.insert(
                     track,
@@ -355,22 +389,7 @@ impl Writer {
                 let Some(o) = self.open.remove(&track).filter(|o| o.task == e.task) else {
                     return;
                 };
-                let (ts, end) = (
-                    self.clock.to_ns(o.start),
-                    self.clock.to_ns(e.ts.max(o.start)),
-                );
-                self.poll_slice(track, &o, ts, end);
-                if let Some((from, from_track, spawn)) = o.flow {
-                    let id = self.next_flow;
-                    self.next_flow += 1;
-                    let from = self.clock.to_ns(from);
-                    // Inside the poll's slice (its start, plus 1 ns when it is that long).
-                    let into = ts + u64::from(end - ts >= 2);
-                    self.flow(spawn, id, from_track, from, track, into);
-                }
-                if o.ready {
-                    self.forget(o.task);
-                }
+                self.close_poll(track, o, e.ts);
             }
             Kind::Spawn | Kind::Wake => {
                 let spawn = kind == Kind::Spawn;

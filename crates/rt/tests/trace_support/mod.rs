@@ -120,12 +120,25 @@ impl Trace {
         Trace { events, metadata }
     }
 
-    /// The poll slices of task `id`, in order.
+    /// The poll slices of task `id`, in time order (checked to match their poll numbers, and
+    /// never to overlap: a task is polled by one thread at a time).
     pub fn polls(&self, id: u64) -> Vec<&Value> {
-        self.events
+        let mut v: Vec<&Value> = self
+            .events
             .iter()
             .filter(|e| e["ph"] == "X" && e["cat"] == "poll" && e["args"]["task.id"] == id)
-            .collect()
+            .collect();
+        v.sort_by(|a, b| ts(a).total_cmp(&ts(b)));
+        for (i, w) in v.windows(2).enumerate() {
+            assert!(
+                ts(w[0]) + w[0]["dur"].as_f64().unwrap() <= ts(w[1]) + 1e-6,
+                "task {id}: polls overlap: {} {}",
+                w[0],
+                w[1]
+            );
+            assert_eq!(w[1]["args"]["poll"], i as u64 + 2);
+        }
+        v
     }
 
     /// The flow ends (`f`) bound into the poll `poll` (an `X` event).
