@@ -114,7 +114,7 @@ impl Clock {
     }
 
     /// Nanoseconds since the recorder started.
-    pub(crate) fn to_ns(&self, raw: u64) -> u64 {
+    pub(crate) fn ns(&self, raw: u64) -> u64 {
         match self.tsc {
             Some((t0, mult)) => {
                 ((u128::from(raw.saturating_sub(t0)) * u128::from(mult)) >> 32) as u64
@@ -474,11 +474,10 @@ impl Recorder {
             .extend(events.iter().map(|e| (track, Event { ts, ..*e })));
         drop(r);
         let mut names = lock(&self.inner.track_names);
-        if !names.contains_key(&track) {
+        names.entry(track).or_insert_with(|| {
             let t = std::thread::current();
-            let name = t.name().unwrap_or("thread");
-            names.insert(track, format!("{name} ({role})"));
-        }
+            format!("{} ({role})", t.name().unwrap_or("thread"))
+        });
     }
 }
 
@@ -551,13 +550,38 @@ mod tests {
     }
 
     #[test]
+    fn stalls_are_global_instants_with_worker_task_and_time() {
+        let path = std::env::temp_dir().join(format!("rt-trace-stall-{}.json", std::process::id()));
+        let rec = Recorder::create(&path, 2).unwrap();
+        rec.record_stall(1, 42, Duration::from_millis(150), false);
+        rec.record_stall(1, 42, Duration::from_millis(2300), true);
+        rec.finish();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let stall = text
+            .lines()
+            .find(|l| l.contains("\"name\":\"stall\""))
+            .expect(&text);
+        assert!(stall.contains("\"s\":\"g\""), "{stall}");
+        assert!(
+            stall.contains("\"worker\":1,\"task.id\":42,\"elapsed_ms\":150"),
+            "{stall}"
+        );
+        let ended = text
+            .lines()
+            .find(|l| l.contains("\"name\":\"stall ended\""))
+            .expect(&text);
+        assert!(ended.contains("\"elapsed_ms\":2300"), "{ended}");
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
     fn names_longer_than_the_limit_are_cut_on_a_char_boundary() {
         let name = "é".repeat(40); // 80 bytes
         let loc = Location::caller();
         let meta = rt_core::task::SpawnMeta::new(Some(&name), loc);
         let (ev, n) = spawn_events(1, 9, &meta);
         let len = ev[0].b as usize;
-        assert!(len <= NAME_MAX && len % 2 == 0, "{len}");
+        assert!(len <= NAME_MAX && len.is_multiple_of(2), "{len}");
         assert_eq!(n, 1 + len.div_ceil(CHUNK));
     }
 }

@@ -165,8 +165,7 @@ impl Writer {
             } else {
                 pending.partition_point(|(_, e)| e.ts < now)
             };
-            for i in 0..cut {
-                let (track, e) = pending[i];
+            for &(track, e) in &pending[..cut] {
                 self.process(track, e);
             }
             pending.drain(..cut);
@@ -221,15 +220,12 @@ impl Writer {
 
     /// Writes a finished poll's slice (ending at raw time `end`) and the flow into it.
     fn close_poll(&mut self, track: u32, o: Open, end: u64) {
-        let (ts, end) = (
-            self.clock.to_ns(o.start),
-            self.clock.to_ns(end.max(o.start)),
-        );
+        let (ts, end) = (self.clock.ns(o.start), self.clock.ns(end.max(o.start)));
         self.poll_slice(track, &o, ts, end);
         if let Some((from, from_track, spawn)) = o.flow {
             let id = self.next_flow;
             self.next_flow += 1;
-            let from = self.clock.to_ns(from);
+            let from = self.clock.ns(from);
             // Inside the poll's slice (its start, plus 1 ns when it is that long).
             let into = ts + u64::from(end - ts >= 2);
             self.flow(spawn, id, from_track, from, track, into);
@@ -327,7 +323,7 @@ impl Writer {
     }
 
     fn us(&self, raw: u64) -> Us {
-        Us(self.clock.to_ns(raw))
+        Us(self.clock.ns(raw))
     }
 
     fn name(&self, task: u64) -> Option<String> {
