@@ -49,6 +49,8 @@ struct Inner {
     config: Config,
     /// Called when the pool becomes quiet (see [`Spawner::set_on_quiet`]).
     on_quiet: std::sync::OnceLock<Arc<dyn Fn() + Send + Sync>>,
+    /// The runtime's trace recorder, with a trace file ([`Spawner::set_trace`]).
+    trace: std::sync::OnceLock<std::sync::Arc<crate::trace::Recorder>>,
 }
 
 /// Spawns blocking work onto the pool; cheap to clone.
@@ -108,6 +110,7 @@ impl BlockingPool {
                     exited: Condvar::new(),
                     config,
                     on_quiet: std::sync::OnceLock::new(),
+                    trace: std::sync::OnceLock::new(),
                 }),
             },
         }
@@ -179,6 +182,9 @@ impl Spawner {
     {
         let id = task::next_id();
         let (notified, join) = task::unowned(BlockingTask(Some(f)), self.clone(), id, meta, false);
+        if let Some(r) = self.inner.trace.get().filter(|_| rt_core::OBSERVE) {
+            r.spawn_here(id.as_u64(), &meta);
+        }
         if let Err(e) = self.push(notified) {
             // Could not start a thread: the task was cancelled; report on the handle.
             tracing::warn!("spawn_blocking: {e}");
@@ -236,7 +242,10 @@ impl Spawner {
         'outer: loop {
             while let Some(task) = s.queue.pop_front() {
                 drop(s);
-                task.run();
+                match inner.trace.get() {
+                    Some(r) if rt_core::OBSERVE => r.run_here(task, "blocking"),
+                    _ => task.run(),
+                }
                 s = inner.state.lock().unwrap();
             }
             if s.shutdown {
@@ -298,6 +307,12 @@ impl Spawner {
         let _ = self.inner.on_quiet.set(hook);
     }
 
+    /// Records the pool's closures (one poll each, on their thread's track) into `recorder`'s
+    /// Chrome trace. Set once; a second call is ignored.
+    pub fn set_trace(&self, recorder: std::sync::Arc<crate::trace::Recorder>) {
+        let _ = self.inner.trace.set(recorder);
+    }
+
     /// Threads alive in the pool now.
     pub fn num_threads(&self) -> usize {
         self.inner.state.lock().unwrap().threads
@@ -305,7 +320,10 @@ impl Spawner {
 }
 
 impl Schedule for Spawner {
-    fn release(&self, _task: &Task<Spawner>) -> Option<Task<Spawner>> {
+    fn release(&self, task: &Task<Spawner>) -> Option<Task<Spawner>> {
+        if let Some(r) = self.inner.trace.get().filter(|_| rt_core::OBSERVE) {
+            r.complete_here(task.id().as_u64());
+        }
         None
     }
 

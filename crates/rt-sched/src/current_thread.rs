@@ -35,9 +35,18 @@ struct Shared {
     on_driver: AtomicBool,
     /// Set once, before tasks run, to shut down on an unhandled panic (`Handle`'s setter).
     panic_hook: OnceLock<crate::PanicHook>,
+    /// The trace recorder, with a trace file (`crate::trace`; every event of this scheduler
+    /// goes through its locked buffer, on the recording thread's track).
+    trace: Option<Arc<crate::trace::Recorder>>,
 }
 
 impl Shared {
+    /// The recorder, if a trace file is on (and observation compiled in).
+    #[inline]
+    fn trace(&self) -> Option<&crate::trace::Recorder> {
+        self.trace.as_deref().filter(|_| rt_core::OBSERVE)
+    }
+
     /// Wakes the driving thread wherever it sleeps. Pairs with `block_on`'s idle path: it
     /// publishes `on_driver` before re-checking the queue and its own woken flag.
     fn unpark(&self) {
@@ -114,6 +123,7 @@ impl CurrentThread {
                     io_driver,
                     on_driver: AtomicBool::new(false),
                     panic_hook: OnceLock::new(),
+                    trace: None,
                 }),
             },
             event_interval: crate::DEFAULT_EVENT_INTERVAL,
@@ -129,6 +139,23 @@ impl CurrentThread {
     pub fn with_event_interval(mut self, n: u32) -> CurrentThread {
         assert!(n > 0, "event_interval must be greater than 0");
         self.event_interval = n;
+        self
+    }
+
+    /// Records a Chrome trace into `recorder` (`crate::trace`): polls on the track of the
+    /// thread inside `block_on`. Call before any other use.
+    ///
+    /// # Panics
+    /// When the scheduler's handle has been cloned already.
+    pub fn with_trace(mut self, recorder: Arc<crate::trace::Recorder>) -> CurrentThread {
+        Arc::get_mut(&mut self.handle.shared)
+            .expect("with_trace before use")
+            .trace = Some(recorder.clone());
+        let weak = Arc::downgrade(&self.handle.shared);
+        recorder.set_sampler(Box::new(move || match weak.upgrade() {
+            Some(s) => (s.queue.len() as u64, s.owned.len() as u64),
+            None => (0, 0),
+        }));
         self
     }
 
@@ -181,7 +208,10 @@ impl CurrentThread {
                     break;
                 };
                 shared.polls.fetch_add(1, unmodelled::Ordering::Relaxed);
-                task.run();
+                match shared.trace() {
+                    Some(r) => r.run_here(task, "current-thread"),
+                    None => task.run(),
+                }
                 ran += 1;
             }
             if ran == 0 && !main.woken.load(Ordering::Acquire) {
@@ -270,8 +300,11 @@ impl Handle {
                 .owned
                 .bind(future, self.clone(), id, meta, self.shared.frame_pool);
         tracing::trace!(task.id = id.as_u64(), "spawn");
+        if let Some(r) = self.shared.trace() {
+            r.spawn(None, id.as_u64(), &meta);
+        }
         if let Some(n) = notified {
-            self.schedule(n);
+            self.push(n);
         }
         join
     }
@@ -324,16 +357,17 @@ impl rt_core::batch::Unpark for Shared {
 
 impl Schedule for Handle {
     fn release(&self, task: &Task<Handle>) -> Option<Task<Handle>> {
+        if let Some(r) = self.shared.trace() {
+            r.complete(None, task.id().as_u64());
+        }
         self.shared.owned.remove(task)
     }
 
     fn schedule(&self, task: Notified<Handle>) {
-        if !self.shared.queue.push(task) {
-            return; // shut down: the owned list has cancelled (or will cancel) the task
+        if let Some(r) = self.shared.trace() {
+            r.wake(None, task.id().as_u64(), false);
         }
-        if !rt_core::batch::defer(&self.shared) {
-            self.shared.unpark();
-        }
+        self.push(task);
     }
 
     fn unhandled_panic(
@@ -341,5 +375,17 @@ impl Schedule for Handle {
         payload: Box<dyn std::any::Any + Send>,
     ) -> Box<dyn std::any::Any + Send> {
         crate::route_unhandled_panic(self.shared.panic_hook.get(), payload, || self.close())
+    }
+}
+
+impl Handle {
+    /// Queues a task and wakes the driving thread (a spawn, or a wake through `schedule`).
+    fn push(&self, task: Notified<Handle>) {
+        if !self.shared.queue.push(task) {
+            return; // shut down: the owned list has cancelled (or will cancel) the task
+        }
+        if !rt_core::batch::defer(&self.shared) {
+            self.shared.unpark();
+        }
     }
 }

@@ -22,6 +22,7 @@ mod park;
 mod queue;
 mod run_queue;
 mod thread_spawner;
+pub mod trace;
 
 pub use thread_spawner::{ThreadCallback, ThreadNameFn, ThreadSpawner};
 

@@ -71,6 +71,10 @@ mod imp {
         pub(crate) fn is_empty(&self) -> bool {
             self.0.is_empty()
         }
+        /// How many tasks wait (a snapshot, for the trace's counters).
+        pub(crate) fn len(&self) -> usize {
+            self.0.len()
+        }
     }
 }
 
@@ -132,6 +136,9 @@ mod imp {
         }
         pub(crate) fn is_empty(&self) -> bool {
             self.0.lock().unwrap().is_empty()
+        }
+        pub(crate) fn len(&self) -> usize {
+            self.0.lock().unwrap().len()
         }
     }
 }

@@ -51,6 +51,11 @@ impl<T> RunQueue<T> {
             .is_some_and(|q| !q.is_empty())
     }
 
+    /// How many tasks wait (a snapshot, for the trace's counters).
+    pub(crate) fn len(&self) -> usize {
+        self.queue.lock().unwrap().as_ref().map_or(0, VecDeque::len)
+    }
+
     /// Closes the queue and drops what it held, outside the lock (a dropped task may wake
     /// another, which pushes here).
     pub(crate) fn close(&self) {

@@ -38,6 +38,8 @@ pub struct Builder {
     reactor_thread: bool,
     unhandled_panic: crate::UnhandledPanic,
     start_paused: bool,
+    /// `Builder::trace_file` (else `RT_TRACE`, read at `build`).
+    trace_file: Option<std::path::PathBuf>,
 }
 
 impl std::fmt::Debug for Builder {
@@ -56,6 +58,7 @@ impl std::fmt::Debug for Builder {
             .field("reactor_thread", &self.reactor_thread)
             .field("unhandled_panic", &self.unhandled_panic)
             .field("start_paused", &self.start_paused)
+            .field("trace_file", &self.trace_file)
             .finish_non_exhaustive()
     }
 }
@@ -142,6 +145,7 @@ impl Builder {
             reactor_thread: false,
             unhandled_panic: crate::UnhandledPanic::Ignore,
             start_paused: false,
+            trace_file: None,
         }
     }
 
@@ -328,6 +332,18 @@ impl Builder {
         self
     }
 
+    /// Writes a Chrome trace of the runtime to `path`: one slice per poll on its worker's
+    /// track (a current-thread runtime's: the `block_on` thread's), flows from each spawn and
+    /// wake to the poll it causes, park, unpark and steal instants, injector depth and
+    /// live-task counters. Open the file at ui.perfetto.dev or chrome://tracing. It is complete
+    /// once the runtime has shut down. Without this, the environment variable `RT_TRACE=path`
+    /// does the same (a second runtime of the process then writes `path` numbered:
+    /// `trace.1.json`). See the README's "Tracing to Perfetto".
+    pub fn trace_file(&mut self, path: impl AsRef<std::path::Path>) -> &mut Builder {
+        self.trace_file = Some(path.as_ref().to_path_buf());
+        self
+    }
+
     /// Does nothing: timers are always enabled. For tokio compatibility.
     pub fn enable_time(&mut self) -> &mut Builder {
         self
@@ -404,8 +420,10 @@ impl Builder {
         let panic_hook = panic
             .clone()
             .map(|state| -> rt_sched::PanicHook { Arc::new(move |payload| state.record(payload)) });
+        let trace;
         let (kind, scheduler) = match self.flavor {
             Flavor::MultiThread => {
+                trace = crate::trace_file::open(self.trace_file.as_deref(), workers)?;
                 let mt = multi_thread::MultiThread::new(multi_thread::Config {
                     workers,
                     threads: threads(hook(true)),
@@ -414,6 +432,7 @@ impl Builder {
                     global_queue_interval: self.global_queue_interval,
                     event_interval: self.event_interval,
                 });
+                let mt = crate::trace_file::attach(mt, &pool, &trace);
                 let h = mt.handle().clone();
                 if let Some(hook) = panic_hook {
                     h.set_unhandled_panic_hook(hook);
@@ -421,8 +440,13 @@ impl Builder {
                 (Kind::MultiThread(mt), Scheduler::MultiThread(h))
             }
             Flavor::CurrentThread => {
-                let ct = current_thread::CurrentThread::new(self.frame_pool, io_driver)
+                let mut ct = current_thread::CurrentThread::new(self.frame_pool, io_driver)
                     .with_event_interval(self.event_interval);
+                trace = crate::trace_file::open(self.trace_file.as_deref(), 0)?;
+                if let Some(t) = &trace {
+                    pool.spawner().set_trace(t.clone());
+                    ct = ct.with_trace(t.clone());
+                }
                 let h = ct.handle().clone();
                 if let Some(hook) = panic_hook {
                     h.set_unhandled_panic_hook(hook);
@@ -439,7 +463,7 @@ impl Builder {
             }),
         };
         let _ = cell.set(Arc::downgrade(&handle.inner));
-        let mut rt = Runtime::from_parts(kind, pool, io, handle);
+        let mut rt = Runtime::from_parts(kind, pool, io, handle).with_trace(trace);
         rt.start()?;
         Ok(rt)
     }

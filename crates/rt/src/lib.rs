@@ -35,6 +35,7 @@ pub mod runtime;
 pub mod signal;
 pub mod stream;
 pub mod task;
+mod trace_file;
 mod unhandled;
 
 pub use builder::Builder;

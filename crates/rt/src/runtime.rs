@@ -34,6 +34,8 @@ pub struct Runtime {
     io: rt_io::Driver,
     handle: Handle,
     shut_down: bool,
+    /// The Chrome trace recorder (`Builder::trace_file`), finished at shutdown.
+    trace: Option<std::sync::Arc<rt_sched::trace::Recorder>>,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -62,7 +64,16 @@ impl Runtime {
             io,
             handle,
             shut_down: false,
+            trace: None,
         }
+    }
+
+    pub(crate) fn with_trace(
+        mut self,
+        trace: Option<std::sync::Arc<rt_sched::trace::Recorder>>,
+    ) -> Runtime {
+        self.trace = trace;
+        self
     }
 
     pub(crate) fn start(&mut self) -> io::Result<()> {
@@ -162,6 +173,11 @@ impl Runtime {
         }
         self.blocking.shutdown(timeout);
         drop(_g);
+        // The trace file is complete from here (what threads left running record now is not
+        // written).
+        if let Some(t) = &self.trace {
+            t.finish();
+        }
         // Last: stops the reactor, every shard of it (and joins the `rt-io` thread if there is
         // one); a thread still inside a turn of a shard is woken and returns from it.
         self.io.shutdown();

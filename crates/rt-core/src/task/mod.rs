@@ -165,6 +165,11 @@ impl<S: Schedule> Notified<S> {
     pub fn id(&self) -> Id {
         self.raw.header().id
     }
+
+    /// The task header (for trace export: the spawn location of the task about to run).
+    pub fn header(&self) -> &Header {
+        self.raw.header()
+    }
 }
 
 impl<S: 'static> Drop for Task<S> {

@@ -51,6 +51,7 @@
 //!    the closure runs in place, keeping the context (warned through `tracing`).
 
 mod running;
+mod trace_hooks;
 mod worker;
 
 use std::future::Future;
@@ -134,6 +135,8 @@ pub(crate) struct Shared {
     spawner: ThreadSpawner,
     /// Per worker: the task it polls, for dumps (`running.rs`).
     running: running::Running,
+    /// The trace recorder, with a trace file (`crate::trace`, hooks in `trace_hooks.rs`).
+    trace: Option<Arc<crate::trace::Recorder>>,
 }
 
 /// A handle to a multi-thread scheduler: spawns tasks, and is the `Schedule` of its tasks.
@@ -200,12 +203,26 @@ impl MultiThread {
             settling: rt_core::sync::AtomicUsize::new(0),
             spawner: config.threads.clone(),
             running: running::Running::new(n),
+            trace: None,
         });
         MultiThread {
             handle: Handle { shared },
             threads: Vec::with_capacity(n),
             pending: Mutex::new(Some((locals, parkers, config.threads))),
         }
+    }
+
+    /// Records a Chrome trace into `recorder` (`crate::trace`). Call before
+    /// [`MultiThread::start`].
+    ///
+    /// # Panics
+    /// When the scheduler's handle has been cloned already.
+    pub fn with_trace(mut self, recorder: Arc<crate::trace::Recorder>) -> MultiThread {
+        Arc::get_mut(&mut self.handle.shared)
+            .expect("with_trace before start")
+            .trace = Some(recorder.clone());
+        trace_hooks::attach(&self.handle.shared, &recorder);
+        self
     }
 
     /// Starts the worker threads. Tasks spawned before this wait in the injector.
@@ -324,6 +341,7 @@ impl Handle {
                 self.shared.frame_pool,
             );
             tracing::trace!(task.id = id.as_u64(), "spawn");
+            self.shared.trace_spawn(id, &meta);
             if let Some(n) = notified {
                 match cx {
                     Some(cx) => cx.schedule_local(n, false),
@@ -366,6 +384,7 @@ impl Handle {
     }
 
     fn schedule_task(&self, task: Notified<Handle>, is_yield: bool) {
+        self.shared.trace_wake(task.id(), is_yield);
         worker::with_current_worker(|cx| match cx {
             Some(cx) if cx.belongs_to(&self.shared) => cx.schedule_local(task, is_yield),
             _ => self.shared.schedule_remote(self, task),
@@ -381,6 +400,8 @@ impl Handle {
 pub fn block_in_place<F: FnOnce() -> R, R>(f: F) -> Result<R, F> {
     worker::block_in_place(f)
 }
+
+pub(crate) use trace_hooks::with_worker_trace;
 
 impl Shared {
     fn is_shutdown(&self) -> bool {
@@ -493,6 +514,7 @@ impl rt_core::batch::Unpark for Shared {
 
 impl Schedule for Handle {
     fn release(&self, task: &Task<Handle>) -> Option<Task<Handle>> {
+        self.shared.trace_complete(task.id());
         let hint = worker::with_current_worker(|cx| match cx {
             Some(cx) if cx.belongs_to(&self.shared) => cx.index(),
             _ => usize::MAX,

@@ -87,6 +87,9 @@ pub(crate) struct WorkerContext {
     /// (nor do its loom models get extra interleavings). Each lender of a chain (a substitute
     /// may lend on) has its own flag, and restores its own after its join.
     reclaim: Cell<*const AtomicBool>,
+    /// This worker's trace ring, with a trace file (`crate::trace`; it travels with the
+    /// context, so one thread at a time pushes).
+    trace: Option<crate::trace::WorkerTrace>,
 }
 
 rt_core::sync::thread_local! {
@@ -124,6 +127,7 @@ pub(crate) fn run(handle: Handle, index: usize, local: Local<Notified<Handle>>, 
         handle.shared.event_interval,
         handle.shared.global_queue_interval,
     );
+    let trace = handle.shared.worker_trace(index);
     let cx = WorkerContext {
         handle,
         index,
@@ -140,6 +144,7 @@ pub(crate) fn run(handle: Handle, index: usize, local: Local<Notified<Handle>>, 
         parked_turn: Cell::new(0),
         parker,
         reclaim: Cell::new(ptr::null()),
+        trace,
     };
     let prev = CURRENT_WORKER.with(|c| c.replace(&cx));
     let _reset = ResetCurrentWorker(prev);
@@ -160,12 +165,17 @@ impl WorkerContext {
         unsafe { self.reclaim.get().as_ref() }.is_some_and(|f| f.load(Ordering::SeqCst))
     }
 
-    fn shared(&self) -> &Shared {
+    pub(super) fn shared(&self) -> &Shared {
         &self.handle.shared
     }
 
     pub(crate) fn belongs_to(&self, shared: &Arc<Shared>) -> bool {
         Arc::ptr_eq(&self.handle.shared, shared)
+    }
+
+    /// This worker's trace ring, if a trace file is on.
+    pub(super) fn trace(&self) -> Option<&crate::trace::WorkerTrace> {
+        self.trace.as_ref()
     }
 
     /// This worker's index among the scheduler's workers.
@@ -236,6 +246,10 @@ impl WorkerContext {
         self.counters().poll();
         self.shared().running.enter(self.index, task.id());
         task.run();
+        match &self.trace {
+            Some(t) if rt_core::OBSERVE => t.run(task),
+            _ => task.run(),
+        }
     }
 
     fn next_task(&self) -> Option<Notified<Handle>> {
@@ -294,6 +308,9 @@ impl WorkerContext {
                 }
                 if let Some(t) = shared.stealers[victim].steal_batch_and_pop(&self.local) {
                     self.counters().steal();
+                    if let Some(tr) = self.trace.as_ref().filter(|_| rt_core::OBSERVE) {
+                        tr.steal(victim);
+                    }
                     return Some(t);
                 }
             }
@@ -335,6 +352,8 @@ impl WorkerContext {
             shared.notify_if_work_pending();
         }
         self.counters().park();
+        let _unpark = (self.trace.as_ref().filter(|_| rt_core::OBSERVE))
+            .map(crate::trace::WorkerTrace::parked);
         let mut trimmed = false;
         let parked_at = std::time::Instant::now();
         loop {
