@@ -245,7 +245,6 @@ impl WorkerContext {
         }
         self.counters().poll();
         self.shared().running.enter(self.index, task.id());
-        task.run();
         match &self.trace {
             Some(t) if rt_core::OBSERVE => t.run(task),
             _ => task.run(),
