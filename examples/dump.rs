@@ -68,7 +68,10 @@ fn cost(n: usize) -> std::io::Result<()> {
 fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     if let Some(i) = args.iter().position(|a| a == "--cost") {
-        let n = args.get(i + 1).and_then(|n| n.parse().ok()).unwrap_or(10_000);
+        let n = args
+            .get(i + 1)
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(10_000);
         return cost(n);
     }
     serve(args.iter().any(|a| a == "--wait"))

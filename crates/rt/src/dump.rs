@@ -26,8 +26,9 @@ pub enum TaskState {
     Scheduled,
     /// Being polled.
     Running {
-        /// The worker polling it, when the runtime can tell (a task polled inside
-        /// `block_in_place` shows none; a current-thread runtime's thread is worker 0).
+        /// The worker polling it, when the runtime can tell (a task inside
+        /// `block_in_place` may show none once its substitute thread runs other tasks; a
+        /// current-thread runtime's thread is worker 0).
         worker: Option<usize>,
         /// When this poll started, where kept (named tasks: see [`TaskDump::polls`]).
         since: Option<Instant>,
