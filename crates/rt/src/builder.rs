@@ -38,6 +38,9 @@ pub struct Builder {
     reactor_thread: bool,
     unhandled_panic: crate::UnhandledPanic,
     start_paused: bool,
+    /// Stall detection (`crate::stall`'s builder methods).
+    pub(crate) stall_threshold: Option<Duration>,
+    pub(crate) on_stall: Option<rt_sched::stall::StallCallback>,
 }
 
 impl std::fmt::Debug for Builder {
@@ -56,6 +59,7 @@ impl std::fmt::Debug for Builder {
             .field("reactor_thread", &self.reactor_thread)
             .field("unhandled_panic", &self.unhandled_panic)
             .field("start_paused", &self.start_paused)
+            .field("stall_threshold", &self.stall_threshold)
             .finish_non_exhaustive()
     }
 }
@@ -142,6 +146,8 @@ impl Builder {
             reactor_thread: false,
             unhandled_panic: crate::UnhandledPanic::Ignore,
             start_paused: false,
+            stall_threshold: Some(rt_sched::stall::DEFAULT_STALL_THRESHOLD),
+            on_stall: None,
         }
     }
 
@@ -413,6 +419,7 @@ impl Builder {
                     io_driver,
                     global_queue_interval: self.global_queue_interval,
                     event_interval: self.event_interval,
+                    stall: self.stall_config(),
                 });
                 let h = mt.handle().clone();
                 if let Some(hook) = panic_hook {

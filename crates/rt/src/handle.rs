@@ -157,6 +157,7 @@ impl Handle {
                     ..Default::default()
                 }],
                 live_tasks: h.live_tasks(),
+                stalls: 0,
             },
         }
     }

@@ -32,6 +32,7 @@ mod paused;
 pub mod process;
 pub mod runtime;
 pub mod signal;
+mod stall;
 pub mod stream;
 pub mod task;
 mod unhandled;
@@ -41,6 +42,7 @@ pub use context::EnterGuard;
 pub use handle::Handle;
 pub use rt_macros::{main, test};
 pub use runtime::Runtime;
+pub use stall::StallInfo;
 pub use unhandled::UnhandledPanic;
 
 #[doc(hidden)]

@@ -50,6 +50,7 @@
 //!    runtime context and `on_thread_start`/`on_thread_stop` hooks). If the OS refuses one,
 //!    the closure runs in place, keeping the context (warned through `tracing`).
 
+mod takeover;
 mod worker;
 
 use std::future::Future;
@@ -64,9 +65,11 @@ use rt_core::sync::{thread, AtomicBool, Condvar, Mutex, OnceLock, Ordering};
 use rt_core::task::{JoinHandle, Notified, OwnedTasks, Schedule, Task};
 
 use crate::idle::{Idle, Notify};
+use crate::lifo::LifoSlot;
 use crate::metrics::{self, Counters, Metrics};
 use crate::park::{Parker, Unparker};
 use crate::queue::{Injector, Local, Stealer};
+use crate::stall::PollStamp;
 use crate::{IoDriver, ThreadSpawner};
 
 /// How a multi-thread scheduler is built.
@@ -86,6 +89,9 @@ pub struct Config {
     /// Every this many ticks a busy worker turns its IO shard without blocking (at least 1;
     /// [`crate::DEFAULT_EVENT_INTERVAL`]).
     pub event_interval: u32,
+    /// Stall detection and take-over (`None`: off, no monitor thread). See "Stalls" in the
+    /// module docs.
+    pub stall: Option<crate::stall::StallConfig>,
 }
 
 impl Config {
@@ -99,6 +105,7 @@ impl Config {
             io_driver: None,
             global_queue_interval: crate::DEFAULT_GLOBAL_QUEUE_INTERVAL,
             event_interval: crate::DEFAULT_EVENT_INTERVAL,
+            stall: None,
         }
     }
 }
@@ -131,6 +138,12 @@ pub(crate) struct Shared {
     settling: rt_core::sync::AtomicUsize,
     /// Starts `block_in_place`'s substitute threads (the workers' own spawner).
     spawner: ThreadSpawner,
+    /// Per worker: its LIFO slot (here, not on the worker's stack, so a take-over can reach it).
+    lifos: Box<[crossbeam_utils::CachePadded<LifoSlot<Handle>>]>,
+    /// Per worker: its poll stamp (stall detection, the task dump's "running on worker N").
+    stamps: Box<[crossbeam_utils::CachePadded<PollStamp>]>,
+    /// Stall detection, if on.
+    takeover: Option<takeover::Takeover>,
 }
 
 /// A handle to a multi-thread scheduler: spawns tasks, and is the `Schedule` of its tasks.
@@ -154,6 +167,8 @@ type Pending = (Vec<Local<Notified<Handle>>>, Vec<Parker>, ThreadSpawner);
 pub struct MultiThread {
     handle: Handle,
     threads: Vec<thread::JoinHandle<()>>,
+    /// The stall monitor, if stall detection is on.
+    monitor: Option<thread::JoinHandle<()>>,
     /// What `start` needs, until it runs.
     /// (A `Mutex` only so `MultiThread` is `Sync`: crossbeam's `Worker` is not.)
     pending: Mutex<Option<Pending>>,
@@ -196,10 +211,14 @@ impl MultiThread {
             exit_signal: Condvar::new(),
             settling: rt_core::sync::AtomicUsize::new(0),
             spawner: config.threads.clone(),
+            lifos: (0..n).map(|_| Default::default()).collect(),
+            stamps: (0..n).map(|_| Default::default()).collect(),
+            takeover: config.stall.map(|c| takeover::Takeover::new(c, n)),
         });
         MultiThread {
             handle: Handle { shared },
             threads: Vec::with_capacity(n),
+            monitor: None,
             pending: Mutex::new(Some((locals, parkers, config.threads))),
         }
     }
@@ -229,6 +248,15 @@ impl MultiThread {
                 }
             }
         }
+        if self.handle.shared.takeover.is_some() {
+            match takeover::start_monitor(&self.handle.shared) {
+                Ok(t) => self.monitor = Some(t),
+                Err(e) => {
+                    self.shutdown(None);
+                    return Err(e);
+                }
+            }
+        }
         Ok(())
     }
 
@@ -251,6 +279,20 @@ impl MultiThread {
             }
         }
         let threads = std::mem::take(&mut self.threads);
+        let substitutes = shared
+            .takeover
+            .as_ref()
+            .map(|t| t.stop())
+            .unwrap_or_default();
+        if let Some(m) = self.monitor.take() {
+            let _ = m.join();
+        }
+        if timeout.is_none() {
+            // (With a timeout they are left detached, like workers: each exits after its poll.)
+            for t in substitutes {
+                let _ = t.join();
+            }
+        }
         let exited = match timeout {
             None => vec![true; threads.len()],
             Some(t) => shared.wait_exited(Instant::now() + t),
@@ -335,6 +377,7 @@ impl Handle {
         Metrics {
             workers: self.shared.counters.iter().map(|c| c.snapshot()).collect(),
             live_tasks: self.shared.owned.len(),
+            stalls: self.shared.takeover.as_ref().map_or(0, |t| t.stalls()),
         }
     }
 

@@ -60,7 +60,9 @@ pub(crate) struct WorkerContext {
     handle: Handle,
     index: usize,
     local: Local<Notified<Handle>>,
-    lifo: Cell<Option<Notified<Handle>>>,
+    /// This worker's LIFO slot, `Shared::lifos[index]` (kept alive by `handle`; a take-over
+    /// thread may take from it, `crate::lifo`).
+    lifo: ptr::NonNull<crate::lifo::LifoSlot<Handle>>,
     lifo_polls: Cell<u32>,
     /// Ticks left until the next `poll_driver_on_interval` (counts down from `event_interval`;
     /// a countdown rather than `tick % interval`, which would divide on every tick).
@@ -124,11 +126,12 @@ pub(crate) fn run(handle: Handle, index: usize, local: Local<Notified<Handle>>, 
         handle.shared.event_interval,
         handle.shared.global_queue_interval,
     );
+    let lifo = ptr::NonNull::from(&*handle.shared.lifos[index]);
     let cx = WorkerContext {
         handle,
         index,
         local,
-        lifo: Cell::new(None),
+        lifo,
         lifo_polls: Cell::new(0),
         until_event: Cell::new(event_interval),
         until_global: Cell::new(global_queue_interval),
@@ -145,7 +148,7 @@ pub(crate) fn run(handle: Handle, index: usize, local: Local<Notified<Handle>>, 
     let _reset = ResetCurrentWorker(prev);
     cx.run_loop(|| false);
     // Drop what is still queued here: the owned list cancels those tasks at shutdown.
-    drop(cx.lifo.take());
+    drop(cx.lifo().take());
     while let Some(t) = cx.local.pop() {
         drop(t);
     }
@@ -162,6 +165,12 @@ impl WorkerContext {
 
     fn shared(&self) -> &Shared {
         &self.handle.shared
+    }
+
+    #[inline]
+    fn lifo(&self) -> &crate::lifo::LifoSlot<Handle> {
+        // SAFETY: points into `Shared::lifos`, which `self.handle` keeps alive.
+        unsafe { self.lifo.as_ref() }
     }
 
     pub(crate) fn belongs_to(&self, shared: &Arc<Shared>) -> bool {
@@ -190,10 +199,10 @@ impl WorkerContext {
         }
         if is_yield {
             self.local.push(task);
-        } else if let Some(prev) = self.lifo.replace(Some(task)) {
+        } else if let Some(prev) = self.lifo().replace(task) {
             self.local.push(prev);
         } else {
-            return; // only the (unstealable) LIFO slot holds new work: nobody to wake
+            return; // only the LIFO slot (stolen only by a take-over) holds new work: nobody to wake
         }
         if !self.is_searching.get() {
             self.shared().notify_parked();
@@ -233,6 +242,9 @@ impl WorkerContext {
             self.shared().notify_parked();
         }
         self.counters().poll();
+        if rt_core::OBSERVE {
+            self.shared().stamps[self.index].enter(task.id(), task.meta_word());
+        }
         task.run();
     }
 
@@ -247,7 +259,7 @@ impl WorkerContext {
             }
         }
         if self.lifo_polls.get() < MAX_LIFO_POLLS {
-            if let Some(t) = self.lifo.take() {
+            if let Some(t) = self.lifo().take() {
                 self.lifo_polls.set(self.lifo_polls.get() + 1);
                 return Some(t);
             }
@@ -260,7 +272,7 @@ impl WorkerContext {
             self.counters().remote_schedule();
             return Some(t);
         }
-        self.lifo.take()
+        self.lifo().take()
     }
 
     fn next_rand(&self, n: usize) -> usize {
@@ -322,6 +334,9 @@ impl WorkerContext {
         let shared = self.shared();
         if !self.local.is_empty() {
             return;
+        }
+        if rt_core::OBSERVE {
+            shared.stamps[self.index].idle();
         }
         let was_searching = self.is_searching.replace(false);
         if shared
@@ -485,10 +500,7 @@ impl WorkerContext {
     }
 
     fn lifo_is_empty(&self) -> bool {
-        let t = self.lifo.take();
-        let empty = t.is_none();
-        self.lifo.set(t);
-        empty
+        self.lifo().is_empty()
     }
 
     /// Out of work: polls the IO driver without blocking, if no other thread is driving it,
@@ -497,7 +509,7 @@ impl WorkerContext {
         if !self.turn_driver_nonblocking() {
             return None;
         }
-        if let Some(t) = self.lifo.take() {
+        if let Some(t) = self.lifo().take() {
             return Some(t);
         }
         self.local.pop()
