@@ -49,6 +49,36 @@
 //! 5. A substitute is a fresh thread started by the workers' `ThreadSpawner` (same name,
 //!    runtime context and `on_thread_start`/`on_thread_stop` hooks). If the OS refuses one,
 //!    the closure runs in place, keeping the context (warned through `tracing`).
+//!
+//! # Stalls: taking over a worker whose poll blocks (`takeover.rs`)
+//!
+//! `block_in_place` is a task saying in advance that it will block; a stall is a task that
+//! blocks without saying so (a blocking call, a long computation). With a stall threshold
+//! (`Config::stall`), the monitor thread finds such a poll from the workers' poll stamps
+//! (`crate::stall`) and reports it; its worker's substitute then serves what only that worker
+//! would. The stalled thread is never stopped or waited for: it stays the owner of its
+//! context, and the take-over reaches only the parts built to be shared. The rules:
+//!
+//! S1. A worker's LIFO slot lives in `Shared::lifos` and is an `AtomicPtr` every access to
+//!     which is a swap (`crate::lifo`); its local queue is a work-stealing deque whose stealer
+//!     any thread may use; its IO shard is driven by whichever thread holds it
+//!     (`IoDriver::try_drive` is exclusive). These three are all the take-over touches; the
+//!     rest of the context (counters, idle state, parker, countdowns) stays the stalled
+//!     thread's alone.
+//! S2. A substitute takes one task at a time — a swap of the LIFO slot, else one steal from
+//!     the queue, else one task from the injector — and runs it like any thief (its wakes
+//!     and spawns go to the injector: it is no worker, `CURRENT_WORKER` is null). A task is
+//!     owned by whoever's swap or steal returned it, so the stalled poll may keep spawning
+//!     into its own slot and queue meanwhile, and pop them again once it returns, without a
+//!     hand-over (loom models `lifo_take` and `stall_takeover`).
+//! S3. With nothing to run, the substitute drives the stalled worker's shard (its sockets'
+//!     events and its timers) for at most 1 ms at a time, giving it up early when the slot or
+//!     the queue gets a task, then looks again: a spawn into the LIFO slot wakes nobody.
+//! S4. It stops when the worker's stamp moves (the stalled poll returned) or at shutdown,
+//!     and parks on its condvar until the next stall of that worker; one substitute per
+//!     worker, started at that worker's first stall. The monitor marks the take-over over
+//!     when it sees the stamp move, and reports the stall's end.
+//! S5. `LocalSet` tasks are not taken over: they never leave their thread.
 
 mod takeover;
 mod worker;
@@ -370,6 +400,14 @@ impl Handle {
             }
             join
         })
+    }
+
+    /// One take-over step for worker `worker` (`takeover::step`), for the loom model
+    /// `stall_takeover` (visible under loom only: `rt_core::sync`'s exception 5).
+    #[cfg(loom)]
+    #[doc(hidden)]
+    pub fn takeover_step(&self, worker: usize) -> bool {
+        takeover::step(&self.shared, worker)
     }
 
     /// A copy of the counters.

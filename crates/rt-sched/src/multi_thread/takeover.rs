@@ -256,16 +256,30 @@ fn substitute(shared: &Arc<Shared>, i: usize) {
     }
 }
 
+/// Runs one task that only worker `i` would run: from its LIFO slot, else its local queue.
+/// Rule S2: each is taken by a swap or a steal, so the stalled thread (which may still spawn
+/// into both, and pop from both once its poll returns) and this one never hold the same task.
+/// Returns whether it ran one. (Under loom, `Handle::takeover_step`, for the model.)
+pub(super) fn step(shared: &Shared, i: usize) -> bool {
+    match shared.lifos[i]
+        .take()
+        .or_else(|| shared.stealers[i].steal())
+    {
+        Some(task) => {
+            task.run();
+            true
+        }
+        None => false,
+    }
+}
+
 /// Serves worker `i`'s LIFO slot, queue and shard while its stamp stays `stamp`.
 fn serve(shared: &Shared, sub: &Substitute, i: usize, stamp: StampSample) {
     let stalled = || !shared.is_shutdown() && shared.stamps[i].sample() == stamp;
     let lifo = &shared.lifos[i];
     let queue = &shared.stealers[i];
     while stalled() {
-        // Rule S2: one task at a time, each taken by a swap or a steal, so the stalled
-        // thread (which may still spawn into both) and this one never hold the same task.
-        if let Some(task) = lifo.take().or_else(|| queue.steal()) {
-            task.run();
+        if step(shared, i) {
             continue;
         }
         if let Some(task) = shared.injector.pop() {
