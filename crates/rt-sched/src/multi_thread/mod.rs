@@ -402,6 +402,16 @@ impl Handle {
         })
     }
 
+    /// Per worker, the id of the task it is polling now (`None`: not in a poll), read from the
+    /// poll stamps (`crate::stall`): a hint, for the task dump's "running on worker N".
+    pub fn running_tasks(&self) -> Vec<Option<u64>> {
+        self.shared
+            .stamps
+            .iter()
+            .map(|s| s.running_task())
+            .collect()
+    }
+
     /// One take-over step for worker `worker` (`takeover::step`), for the loom model
     /// `stall_takeover` (visible under loom only: `rt_core::sync`'s exception 5).
     #[cfg(loom)]

@@ -301,3 +301,31 @@ fn serve(shared: &Shared, sub: &Substitute, i: usize, stamp: StampSample) {
         }
     }
 }
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::super::{Config, MultiThread};
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    #[test]
+    fn running_tasks_names_the_task_in_its_poll() {
+        let mut rt = MultiThread::new(Config::new(1));
+        rt.start().unwrap();
+        let (started_tx, started_rx) = mpsc::channel::<()>();
+        let (release_tx, release_rx) = mpsc::channel::<()>();
+        let id = rt_core::task::next_id();
+        let h = rt.handle().spawn(
+            async move {
+                started_tx.send(()).unwrap();
+                release_rx.recv_timeout(Duration::from_secs(60)).unwrap();
+            },
+            id,
+        );
+        started_rx.recv_timeout(Duration::from_secs(60)).unwrap();
+        assert_eq!(rt.handle().running_tasks(), vec![Some(id.as_u64())]);
+        release_tx.send(()).unwrap();
+        crate::current_thread::park_block_on(h).unwrap();
+        rt.shutdown(None);
+    }
+}
