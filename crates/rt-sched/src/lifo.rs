@@ -1,16 +1,19 @@
 //! A worker's LIFO slot: one task, held as a pointer in an `AtomicPtr`, so that a thread taking
 //! over a stalled worker (`multi_thread/takeover.rs`) can take it.
 //!
-//! The protocol is ownership by swap: the slot holds at most one `Notified` reference, and every
-//! access is a `swap`, which hands whatever was there to the swapper. The owner swaps a new task
-//! in (and pushes the displaced one to its local queue) or swaps null in to take the task; a
-//! take-over thread swaps null in. Whoever's swap returns a task owns it; no task is lost or
-//! taken twice (loom model `loom-tests/tests/lifo_take.rs`).
+//! The protocol is ownership by swap: the slot holds at most one `Notified` reference, and
+//! every access that may meet a task is a `swap`, which hands whatever was there to the
+//! swapper. The owner swaps a new task in (and pushes the displaced one to its local queue) or
+//! swaps null in to take the task; a take-over thread swaps null in. Whoever's swap returns a
+//! task owns it; no task is lost or taken twice (loom model `loom-tests/tests/lifo_take.rs`).
+//! One access needs no swap: the owner putting a task into an empty slot stores it, because
+//! only the owner ever makes the slot non-empty (a taker only empties it), so a slot the owner
+//! sees empty stays empty until its store.
 //!
-//! Cost: the owner's swap is an `xchg` on a line that stays in its core's cache (only a
-//! take-over thread ever reads it, and only while the owner is stuck in a poll), so the spawn
-//! path pays no contended atomic; see `docs/BENCHMARKS.md` for the measurement against the
-//! former `Cell`.
+//! Cost: the owner's swap (a spawn that displaces a task, a pop) is an `xchg` on a line that
+//! stays in its core's cache (only a take-over thread ever reads it, and only while the owner
+//! is stuck in a poll), so the spawn path pays no contended atomic; see `docs/BENCHMARKS.md`
+//! for the measurement against the former `Cell`.
 
 use std::ptr::{self, NonNull};
 
@@ -38,12 +41,20 @@ impl<S: Schedule> LifoSlot<S> {
         }
     }
 
-    /// Puts `task` in the slot; returns the task it displaced.
+    /// Puts `task` in the slot; returns the task it displaced. Only the owner calls this.
     #[inline]
     pub fn replace(&self, task: Notified<S>) -> Option<Notified<S>> {
+        let new = task.into_raw().as_ptr();
+        if self.slot.load(Ordering::Relaxed).is_null() {
+            // Empty, and it stays empty until we write: only the owner stores a task, a taker
+            // only swaps null in. So a plain store does (Release: a taker that swaps it out
+            // sees the task's contents). A stale non-null read just takes the swap below.
+            self.slot.store(new, Ordering::Release);
+            return None;
+        }
         // AcqRel: the new task's contents are published to a taker (Release), and the
         // displaced one's are ours (Acquire).
-        let prev = self.slot.swap(task.into_raw().as_ptr(), Ordering::AcqRel);
+        let prev = self.slot.swap(new, Ordering::AcqRel);
         // SAFETY: every non-null value in the slot came from `into_raw` of a `Notified<S>`, and
         // the swap handed it to us alone.
         NonNull::new(prev).map(|p| unsafe { Notified::from_raw_ptr(p) })
