@@ -1,15 +1,18 @@
-//! Stall detection is quiet while nothing stalls: busy short polls and idle workers produce no
-//! report, no `stalls` count, and no unpark of an idle worker (the monitor only reads stamps).
+//! Stall detection is quiet while nothing stalls: busy short polls produce no report and no
+//! `stalls` count, and idle workers get no unpark (the monitor only reads stamps).
+//!
+//! A thread the OS deschedules in the middle of a poll looks stalled too, so the busy test uses
+//! a threshold no descheduling on a loaded machine reaches (250 ms) and keeps the workers busy
+//! for several times that: if stamps stopped moving under a busy worker, it would be reported.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-fn runtime(reports: Arc<AtomicUsize>) -> rt::Runtime {
+fn runtime(reports: Arc<AtomicUsize>, threshold: Duration) -> rt::Runtime {
     rt::Builder::new_multi_thread()
         .worker_threads(4)
-        // A short threshold: the monitor samples every millisecond.
-        .stall_threshold(Some(Duration::from_millis(4)))
+        .stall_threshold(Some(threshold))
         .on_stall(move |_| {
             reports.fetch_add(1, Ordering::Relaxed);
         })
@@ -20,9 +23,11 @@ fn runtime(reports: Arc<AtomicUsize>) -> rt::Runtime {
 #[test]
 fn busy_short_polls_are_no_stall() {
     let reports = Arc::new(AtomicUsize::new(0));
-    let rt = runtime(reports.clone());
+    let rt = runtime(reports.clone(), Duration::from_millis(250));
     rt.block_on(async {
-        for _ in 0..200 {
+        let start = Instant::now();
+        // Busy for four thresholds (the length of the workload, not a check of timing).
+        while start.elapsed() < Duration::from_secs(1) {
             let hs: Vec<_> = (0..50)
                 .map(|i| {
                     rt::spawn(async move {
@@ -45,7 +50,8 @@ fn busy_short_polls_are_no_stall() {
 #[test]
 fn idle_workers_are_not_unparked_by_the_monitor() {
     let reports = Arc::new(AtomicUsize::new(0));
-    let rt = runtime(reports.clone());
+    // A short threshold: the monitor samples every millisecond.
+    let rt = runtime(reports.clone(), Duration::from_millis(4));
     // Let every worker settle into its park.
     rt.block_on(async {
         rt::spawn(async {}).await.unwrap();
