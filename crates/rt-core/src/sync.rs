@@ -52,6 +52,15 @@
 //!    is a diagnostic that takes part in no protocol (no worker ever waits on it, and under loom
 //!    it is never switched on); the one lock-free part, the per-worker ring (`trace/ring.rs`),
 //!    uses this shim's atomics and cells and is modelled in `loom-tests/tests/trace_ring.rs`.
+//! 9. **The side-record registry** (`task/meta.rs`'s `registry`): a process-wide `static` of
+//!    std `Mutex`es (loom's cannot live in a `static`, as in 2) linking every live named task's
+//!    side record, so a stall report can read a name without touching a freed record. It orders
+//!    only those reads against the frees, in no protocol a model checks; the models spawn
+//!    unnamed tasks, which never touch it.
+//! 10. **The poll stamps** (rt-sched `stall.rs`): [`unmodelled`] atomics, like the statistics of
+//!    2. The stall monitor and a take-over thread only read them as a hint (has this worker's
+//!    poll moved?); which thread runs a task is decided by the LIFO slot's swap and the queues,
+//!    which loom sees.
 //!
 //! Nothing else: no branch, retry or ordering that exists in one build and not in the other.
 

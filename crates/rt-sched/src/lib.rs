@@ -15,12 +15,14 @@
 pub mod blocking;
 pub mod current_thread;
 mod idle;
+pub mod lifo;
 pub mod local;
 pub mod metrics;
 pub mod multi_thread;
 mod park;
 mod queue;
 mod run_queue;
+pub mod stall;
 mod thread_spawner;
 pub mod trace;
 

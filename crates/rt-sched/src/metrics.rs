@@ -88,6 +88,9 @@ pub struct Metrics {
     pub workers: Vec<WorkerMetrics>,
     /// Tasks alive (spawned and not yet complete).
     pub live_tasks: usize,
+    /// Polls reported as stalls so far (stall detection, `Builder::stall_threshold`; 0 when it
+    /// is off or for the current-thread scheduler). A count, monotonic.
+    pub stalls: u64,
 }
 
 impl Metrics {

@@ -49,6 +49,10 @@ mod imp {
         pub(crate) fn steal_batch_and_pop(&self, dest: &Local<T>) -> Option<T> {
             resolve(|| self.0.steal_batch_and_pop(&dest.0))
         }
+        /// Takes one task (the oldest) from the victim.
+        pub(crate) fn steal(&self) -> Option<T> {
+            resolve(|| self.0.steal())
+        }
         pub(crate) fn is_empty(&self) -> bool {
             self.0.is_empty()
         }
@@ -115,6 +119,9 @@ mod imp {
             let mut d = dest.0.lock().unwrap();
             d.extend(batch);
             Some(first)
+        }
+        pub(crate) fn steal(&self) -> Option<T> {
+            self.0.lock().unwrap().pop_front()
         }
         pub(crate) fn is_empty(&self) -> bool {
             self.0.lock().unwrap().is_empty()

@@ -40,6 +40,9 @@ pub struct Builder {
     start_paused: bool,
     /// `Builder::trace_file` (else `RT_TRACE`, read at `build`).
     trace_file: Option<std::path::PathBuf>,
+    /// Stall detection (`crate::stall`'s builder methods).
+    pub(crate) stall_threshold: Option<Duration>,
+    pub(crate) on_stall: Option<rt_sched::stall::StallCallback>,
 }
 
 impl std::fmt::Debug for Builder {
@@ -59,6 +62,7 @@ impl std::fmt::Debug for Builder {
             .field("unhandled_panic", &self.unhandled_panic)
             .field("start_paused", &self.start_paused)
             .field("trace_file", &self.trace_file)
+            .field("stall_threshold", &self.stall_threshold)
             .finish_non_exhaustive()
     }
 }
@@ -146,6 +150,8 @@ impl Builder {
             unhandled_panic: crate::UnhandledPanic::Ignore,
             start_paused: false,
             trace_file: None,
+            stall_threshold: Some(rt_sched::stall::DEFAULT_STALL_THRESHOLD),
+            on_stall: None,
         }
     }
 
@@ -431,6 +437,7 @@ impl Builder {
                     io_driver,
                     global_queue_interval: self.global_queue_interval,
                     event_interval: self.event_interval,
+                    stall: self.stall_config(),
                 });
                 let mt = crate::trace_file::attach(mt, &pool, &trace);
                 let h = mt.handle().clone();

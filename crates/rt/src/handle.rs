@@ -165,6 +165,7 @@ impl Handle {
                     ..Default::default()
                 }],
                 live_tasks: h.live_tasks(),
+                stalls: 0,
             },
         }
     }

@@ -33,6 +33,7 @@ mod paused;
 pub mod process;
 pub mod runtime;
 pub mod signal;
+mod stall;
 pub mod stream;
 pub mod task;
 mod trace_file;
@@ -44,6 +45,7 @@ pub use dump::{Dump, TaskDump, TaskState};
 pub use handle::Handle;
 pub use rt_macros::{main, test};
 pub use runtime::Runtime;
+pub use stall::StallInfo;
 pub use unhandled::UnhandledPanic;
 
 #[doc(hidden)]

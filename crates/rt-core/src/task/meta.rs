@@ -54,6 +54,8 @@ struct Named {
     /// Poll count and last poll / wake times, for task dumps (`dump.rs`): kept only here, so
     /// an unnamed task's cell does not grow and reads no clock.
     stats: super::dump::Stats,
+    /// Links of its shard's list in `registry`, touched only under that shard's lock.
+    links: registry::Links,
 }
 
 const NAMED: usize = 1;
@@ -92,8 +94,12 @@ impl MetaPtr {
                     location: meta.location,
                     span,
                     stats: super::dump::Stats::new(),
+                    links: registry::Links::default(),
                 });
-                let p = Box::into_raw(b).cast::<u8>();
+                let n = Box::into_raw(b);
+                // SAFETY: `n` is a fresh, live `Named`; `Drop` unlinks it before freeing it.
+                unsafe { registry::link(n) };
+                let p = n.cast::<u8>();
                 // SAFETY: `p` is non-null and 8-aligned, so setting bit 0 leaves it non-null.
                 MetaPtr(unsafe { NonNull::new_unchecked(p.wrapping_add(NAMED)) })
             }
@@ -135,11 +141,173 @@ impl MetaPtr {
     }
 }
 
+impl MetaPtr {
+    /// The word itself, to copy out for [`describe`] on another thread.
+    #[inline]
+    pub(crate) fn word(&self) -> MetaWord {
+        MetaWord(self.0.as_ptr() as usize)
+    }
+}
+
+/// A copy of a task's meta word (its `&'static Location`, or its tagged side record), taken
+/// where the task is known to be alive (a worker, at the start of a poll) and read later on
+/// another thread by [`describe`], which never dereferences a side record that may be gone.
+/// `MetaWord::NONE` stands for no task.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MetaWord(usize);
+
+impl MetaWord {
+    /// No task.
+    pub const NONE: MetaWord = MetaWord(0);
+
+    /// The raw word (for a stamp that keeps it in an atomic).
+    pub fn into_usize(self) -> usize {
+        self.0
+    }
+
+    /// A word from [`MetaWord::into_usize`].
+    pub fn from_usize(word: usize) -> MetaWord {
+        MetaWord(word)
+    }
+}
+
+/// A task's name and spawn location, copied out of its meta word ([`describe`]).
+#[derive(Clone, Debug)]
+pub struct MetaInfo {
+    /// The task's name, if it has one.
+    pub name: Option<String>,
+    /// Where it was spawned.
+    pub location: &'static Location<'static>,
+}
+
+/// The name and spawn location behind `word`, from any thread, whether or not the task is
+/// still alive: an unnamed task's word is its `&'static Location`; a side record is read only
+/// while it is found, under its shard's lock, in [`registry`] (where every live one is linked),
+/// so a record freed meanwhile is never touched. `None` for [`MetaWord::NONE`] and for a side
+/// record that is gone.
+pub fn describe(word: MetaWord) -> Option<MetaInfo> {
+    if word.0 == 0 {
+        return None;
+    }
+    if word.0 & NAMED == 0 {
+        // SAFETY: bit 0 clear: the word is a `&'static Location<'static>` (see `MetaPtr::new`).
+        let location = unsafe { &*(word.0 as *const Location<'static>) };
+        return Some(MetaInfo {
+            name: None,
+            location,
+        });
+    }
+    registry::with_live((word.0 - NAMED) as *const Named, |n| MetaInfo {
+        name: n.name.as_deref().map(String::from),
+        location: n.location,
+    })
+}
+
+/// Every live side record, in intrusive doubly linked lists (no allocation), sharded by
+/// address so named spawns on different threads rarely share a lock. A record is linked at
+/// spawn and unlinked before its free, both under its shard's lock; [`describe`] reads one only
+/// after finding it in its shard's list under that lock. Only named (or traced) tasks pay for
+/// this: a lock at spawn and one at free.
+///
+/// The locks are std's (a process-wide `static`, which loom's cannot be: the shim's
+/// exception 8). No model drives them: they order no protocol of the runtime, only the reads of
+/// [`describe`] against the frees.
+mod registry {
+    use super::Named;
+    use std::cell::Cell;
+    use std::ptr;
+
+    const SHARDS: usize = 16;
+
+    /// A record's links; read and written only under its shard's lock.
+    pub(super) struct Links {
+        prev: Cell<*const Named>,
+        next: Cell<*const Named>,
+    }
+
+    impl Default for Links {
+        fn default() -> Links {
+            Links {
+                prev: Cell::new(ptr::null()),
+                next: Cell::new(ptr::null()),
+            }
+        }
+    }
+
+    struct Head(*const Named);
+    // SAFETY: the head pointer is only used under its shard's lock.
+    unsafe impl Send for Head {}
+
+    #[allow(clippy::declare_interior_mutable_const)]
+    const EMPTY: std::sync::Mutex<Head> = std::sync::Mutex::new(Head(ptr::null()));
+    static HEADS: [std::sync::Mutex<Head>; SHARDS] = [EMPTY; SHARDS];
+
+    fn shard(n: *const Named) -> &'static std::sync::Mutex<Head> {
+        // Records are boxes of at least 64 bytes: drop the low bits that never differ.
+        &HEADS[(n as usize >> 6) % SHARDS]
+    }
+
+    fn lock(n: *const Named) -> std::sync::MutexGuard<'static, Head> {
+        shard(n).lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// # Safety
+    /// `n` is a live record not yet linked; it stays alive until [`unlink`].
+    pub(super) unsafe fn link(n: *const Named) {
+        let mut head = lock(n);
+        // SAFETY: `n` is live (caller); the head, if any, is a linked record, live until its
+        // `unlink`, which needs this lock; links are touched only under it.
+        unsafe {
+            (*n).links.next.set(head.0);
+            if let Some(h) = head.0.as_ref() {
+                h.links.prev.set(n);
+            }
+        }
+        head.0 = n;
+    }
+
+    /// # Safety
+    /// `n` was linked by [`link`] and not unlinked since; it is freed only after this returns.
+    pub(super) unsafe fn unlink(n: *const Named) {
+        let mut head = lock(n);
+        // SAFETY: `n` and its neighbours are linked records, live while linked; the lock is held.
+        unsafe {
+            let (prev, next) = ((*n).links.prev.get(), (*n).links.next.get());
+            match prev.as_ref() {
+                Some(p) => p.links.next.set(next),
+                None => head.0 = next,
+            }
+            if let Some(x) = next.as_ref() {
+                x.links.prev.set(prev);
+            }
+        }
+    }
+
+    /// Runs `f` on the record at `n` if it is linked (alive) now.
+    pub(super) fn with_live<R>(n: *const Named, f: impl FnOnce(&Named) -> R) -> Option<R> {
+        let head = lock(n);
+        let mut cur = head.0;
+        while !cur.is_null() {
+            if cur == n {
+                // SAFETY: found in the list under its lock: linked, so not yet freed, and
+                // its `unlink` (before the free) waits for this lock.
+                return Some(f(unsafe { &*cur }));
+            }
+            // SAFETY: as above, for every record in the list.
+            cur = unsafe { (*cur).links.next.get() };
+        }
+        None
+    }
+}
+
 impl Drop for MetaPtr {
     fn drop(&mut self) {
         if self.named().is_some() {
+            let n = self.0.as_ptr().wrapping_sub(NAMED).cast::<Named>();
+            // SAFETY: linked in `new`, unlinked once here, before the free.
+            unsafe { registry::unlink(n) };
             // SAFETY: bit 0 set: `self.0 - 1` is the `Box<Named>` made in `new`, freed once here.
-            drop(unsafe { Box::from_raw(self.0.as_ptr().wrapping_sub(NAMED).cast::<Named>()) });
+            drop(unsafe { Box::from_raw(n) });
         }
     }
 }
@@ -161,5 +329,29 @@ mod tests {
         assert_eq!(m.name(), Some("worker-7"));
         assert_eq!(m.location(), here);
         assert_eq!(std::mem::size_of::<MetaPtr>(), std::mem::size_of::<usize>());
+    }
+
+    #[test]
+    fn describe_reads_live_records_and_not_freed_ones() {
+        let here = Location::caller();
+        let id = crate::task::next_id();
+        let unnamed = MetaPtr::new(SpawnMeta::new(None, here), id);
+        let info = describe(unnamed.word()).unwrap();
+        assert_eq!((info.name, info.location), (None, here));
+        let named: Vec<MetaPtr> = (0..40)
+            .map(|i| MetaPtr::new(SpawnMeta::new(Some(&format!("t{i}")), here), id))
+            .collect();
+        let words: Vec<MetaWord> = named.iter().map(|m| m.word()).collect();
+        for (i, w) in words.iter().enumerate() {
+            assert_eq!(
+                describe(*w).unwrap().name.as_deref(),
+                Some(&*format!("t{i}"))
+            );
+        }
+        drop(named);
+        for w in words {
+            assert!(describe(w).is_none(), "a freed record was found");
+        }
+        assert!(describe(MetaWord::NONE).is_none());
     }
 }

@@ -52,6 +52,7 @@ mod waker;
 
 use std::future::Future;
 use std::mem::ManuallyDrop;
+use std::ptr::NonNull;
 
 pub use self::core::Header;
 pub use self::dump::TaskSnapshot;
@@ -59,7 +60,7 @@ pub use self::error::JoinError;
 pub use self::id::{id, try_id, Id};
 pub use self::join::{AbortHandle, JoinHandle};
 pub use self::list::OwnedTasks;
-pub use self::meta::SpawnMeta;
+pub use self::meta::{describe, MetaInfo, MetaWord, SpawnMeta};
 use self::raw::RawTask;
 
 /// What a task needs of its scheduler.
@@ -169,6 +170,30 @@ impl<S: Schedule> Notified<S> {
     /// The task header (for trace export: the spawn location of the task about to run).
     pub fn header(&self) -> &Header {
         self.raw.header()
+    }
+
+    /// A copy of the task's meta word, for [`describe`] on another thread.
+    #[inline]
+    pub fn meta_word(&self) -> MetaWord {
+        self.raw.header().meta.word()
+    }
+
+    /// Gives up this `Notified` as a pointer (for a slot that holds it in an `AtomicPtr`); the
+    /// reference count it stands for travels with the pointer.
+    #[inline]
+    pub fn into_raw(self) -> NonNull<Header> {
+        ManuallyDrop::new(self).raw.header_ptr()
+    }
+
+    /// Takes back a `Notified` given up by [`Notified::into_raw`].
+    ///
+    /// # Safety
+    /// `ptr` came from `Notified::<S>::into_raw` (the same `S`) and is turned back at most
+    /// once.
+    #[inline]
+    pub unsafe fn from_raw_ptr(ptr: NonNull<Header>) -> Notified<S> {
+        // SAFETY: the pointer carries the `Notified` reference of a live task (caller).
+        unsafe { Notified::from_raw(RawTask::from_raw(ptr)) }
     }
 }
 

@@ -49,9 +49,40 @@
 //! 5. A substitute is a fresh thread started by the workers' `ThreadSpawner` (same name,
 //!    runtime context and `on_thread_start`/`on_thread_stop` hooks). If the OS refuses one,
 //!    the closure runs in place, keeping the context (warned through `tracing`).
+//!
+//! # Stalls: taking over a worker whose poll blocks (`takeover.rs`)
+//!
+//! `block_in_place` is a task saying in advance that it will block; a stall is a task that
+//! blocks without saying so (a blocking call, a long computation). With a stall threshold
+//! (`Config::stall`), the monitor thread finds such a poll from the workers' poll stamps
+//! (`crate::stall`) and reports it; its worker's substitute then serves what only that worker
+//! would. The stalled thread is never stopped or waited for: it stays the owner of its
+//! context, and the take-over reaches only the parts built to be shared. The rules:
+//!
+//! S1. A worker's LIFO slot lives in `Shared::lifos` and is an `AtomicPtr` every access to
+//!     which is a swap (`crate::lifo`); its local queue is a work-stealing deque whose stealer
+//!     any thread may use; its IO shard is driven by whichever thread holds it
+//!     (`IoDriver::try_drive` is exclusive). These three are all the take-over touches; the
+//!     rest of the context (counters, idle state, parker, countdowns) stays the stalled
+//!     thread's alone.
+//! S2. A substitute takes one task at a time — a swap of the LIFO slot, else one steal from
+//!     the queue, else one task from the injector — and runs it like any thief (its wakes
+//!     and spawns go to the injector: it is no worker, `CURRENT_WORKER` is null). A task is
+//!     owned by whoever's swap or steal returned it, so the stalled poll may keep spawning
+//!     into its own slot and queue meanwhile, and pop them again once it returns, without a
+//!     hand-over (loom models `lifo_take` and `stall_takeover`).
+//! S3. With nothing to run, the substitute drives the stalled worker's shard (its sockets'
+//!     events and its timers) for at most 1 ms at a time, giving it up early when the slot or
+//!     the queue gets a task, then looks again: a spawn into the LIFO slot wakes nobody.
+//! S4. It stops when the worker's stamp moves (the stalled poll returned) or at shutdown,
+//!     and parks on its condvar until the next stall of that worker; one substitute per
+//!     worker, started at that worker's first stall. The monitor marks the take-over over
+//!     when it sees the stamp move, and reports the stall's end.
+//! S5. `LocalSet` tasks are not taken over: they never leave their thread.
 
 mod running;
 mod trace_hooks;
+mod takeover;
 mod worker;
 
 use std::future::Future;
@@ -66,9 +97,11 @@ use rt_core::sync::{thread, AtomicBool, Condvar, Mutex, OnceLock, Ordering};
 use rt_core::task::{JoinHandle, Notified, OwnedTasks, Schedule, Task};
 
 use crate::idle::{Idle, Notify};
+use crate::lifo::LifoSlot;
 use crate::metrics::{self, Counters, Metrics};
 use crate::park::{Parker, Unparker};
 use crate::queue::{Injector, Local, Stealer};
+use crate::stall::PollStamp;
 use crate::{IoDriver, ThreadSpawner};
 
 /// How a multi-thread scheduler is built.
@@ -88,6 +121,9 @@ pub struct Config {
     /// Every this many ticks a busy worker turns its IO shard without blocking (at least 1;
     /// [`crate::DEFAULT_EVENT_INTERVAL`]).
     pub event_interval: u32,
+    /// Stall detection and take-over (`None`: off, no monitor thread). See "Stalls" in the
+    /// module docs.
+    pub stall: Option<crate::stall::StallConfig>,
 }
 
 impl Config {
@@ -101,6 +137,7 @@ impl Config {
             io_driver: None,
             global_queue_interval: crate::DEFAULT_GLOBAL_QUEUE_INTERVAL,
             event_interval: crate::DEFAULT_EVENT_INTERVAL,
+            stall: None,
         }
     }
 }
@@ -133,10 +170,14 @@ pub(crate) struct Shared {
     settling: rt_core::sync::AtomicUsize,
     /// Starts `block_in_place`'s substitute threads (the workers' own spawner).
     spawner: ThreadSpawner,
-    /// Per worker: the task it polls, for dumps (`running.rs`).
-    running: running::Running,
     /// The trace recorder, with a trace file (`crate::trace`, hooks in `trace_hooks.rs`).
     trace: Option<Arc<crate::trace::Recorder>>,
+    /// Per worker: its LIFO slot (here, not on the worker's stack, so a take-over can reach it).
+    lifos: Box<[crossbeam_utils::CachePadded<LifoSlot<Handle>>]>,
+    /// Per worker: its poll stamp (stall detection, the task dump's "running on worker N").
+    stamps: Box<[crossbeam_utils::CachePadded<PollStamp>]>,
+    /// Stall detection, if on.
+    takeover: Option<takeover::Takeover>,
 }
 
 /// A handle to a multi-thread scheduler: spawns tasks, and is the `Schedule` of its tasks.
@@ -160,6 +201,8 @@ type Pending = (Vec<Local<Notified<Handle>>>, Vec<Parker>, ThreadSpawner);
 pub struct MultiThread {
     handle: Handle,
     threads: Vec<thread::JoinHandle<()>>,
+    /// The stall monitor, if stall detection is on.
+    monitor: Option<thread::JoinHandle<()>>,
     /// What `start` needs, until it runs.
     /// (A `Mutex` only so `MultiThread` is `Sync`: crossbeam's `Worker` is not.)
     pending: Mutex<Option<Pending>>,
@@ -202,12 +245,15 @@ impl MultiThread {
             exit_signal: Condvar::new(),
             settling: rt_core::sync::AtomicUsize::new(0),
             spawner: config.threads.clone(),
-            running: running::Running::new(n),
             trace: None,
+            lifos: (0..n).map(|_| Default::default()).collect(),
+            stamps: (0..n).map(|_| Default::default()).collect(),
+            takeover: config.stall.map(|c| takeover::Takeover::new(c, n)),
         });
         MultiThread {
             handle: Handle { shared },
             threads: Vec::with_capacity(n),
+            monitor: None,
             pending: Mutex::new(Some((locals, parkers, config.threads))),
         }
     }
@@ -250,6 +296,15 @@ impl MultiThread {
                 }
             }
         }
+        if self.handle.shared.takeover.is_some() {
+            match takeover::start_monitor(&self.handle.shared) {
+                Ok(t) => self.monitor = Some(t),
+                Err(e) => {
+                    self.shutdown(None);
+                    return Err(e);
+                }
+            }
+        }
         Ok(())
     }
 
@@ -272,6 +327,20 @@ impl MultiThread {
             }
         }
         let threads = std::mem::take(&mut self.threads);
+        let substitutes = shared
+            .takeover
+            .as_ref()
+            .map(|t| t.stop())
+            .unwrap_or_default();
+        if let Some(m) = self.monitor.take() {
+            let _ = m.join();
+        }
+        if timeout.is_none() {
+            // (With a timeout they are left detached, like workers: each exits after its poll.)
+            for t in substitutes {
+                let _ = t.join();
+            }
+        }
         let exited = match timeout {
             None => vec![true; threads.len()],
             Some(t) => shared.wait_exited(Instant::now() + t),
@@ -352,11 +421,30 @@ impl Handle {
         })
     }
 
+    /// Per worker, the id of the task it is polling now (`None`: not in a poll), read from the
+    /// poll stamps (`crate::stall`): a hint, for the task dump's "running on worker N".
+    pub fn running_tasks(&self) -> Vec<Option<u64>> {
+        self.shared
+            .stamps
+            .iter()
+            .map(|s| s.running_task())
+            .collect()
+    }
+
+    /// One take-over step for worker `worker` (`takeover::step`), for the loom model
+    /// `stall_takeover` (visible under loom only: `rt_core::sync`'s exception 5).
+    #[cfg(loom)]
+    #[doc(hidden)]
+    pub fn takeover_step(&self, worker: usize) -> bool {
+        takeover::step(&self.shared, worker)
+    }
+
     /// A copy of the counters.
     pub fn metrics(&self) -> Metrics {
         Metrics {
             workers: self.shared.counters.iter().map(|c| c.snapshot()).collect(),
             live_tasks: self.shared.owned.len(),
+            stalls: self.shared.takeover.as_ref().map_or(0, |t| t.stalls()),
         }
     }
 

@@ -60,7 +60,9 @@ pub(crate) struct WorkerContext {
     handle: Handle,
     index: usize,
     local: Local<Notified<Handle>>,
-    lifo: Cell<Option<Notified<Handle>>>,
+    /// This worker's LIFO slot, `Shared::lifos[index]` (kept alive by `handle`; a take-over
+    /// thread may take from it, `crate::lifo`).
+    lifo: ptr::NonNull<crate::lifo::LifoSlot<Handle>>,
     lifo_polls: Cell<u32>,
     /// Ticks left until the next `poll_driver_on_interval` (counts down from `event_interval`;
     /// a countdown rather than `tick % interval`, which would divide on every tick).
@@ -128,11 +130,12 @@ pub(crate) fn run(handle: Handle, index: usize, local: Local<Notified<Handle>>, 
         handle.shared.global_queue_interval,
     );
     let trace = handle.shared.worker_trace(index);
+    let lifo = ptr::NonNull::from(&*handle.shared.lifos[index]);
     let cx = WorkerContext {
         handle,
         index,
         local,
-        lifo: Cell::new(None),
+        lifo,
         lifo_polls: Cell::new(0),
         until_event: Cell::new(event_interval),
         until_global: Cell::new(global_queue_interval),
@@ -150,7 +153,7 @@ pub(crate) fn run(handle: Handle, index: usize, local: Local<Notified<Handle>>, 
     let _reset = ResetCurrentWorker(prev);
     cx.run_loop(|| false);
     // Drop what is still queued here: the owned list cancels those tasks at shutdown.
-    drop(cx.lifo.take());
+    drop(cx.lifo().take());
     while let Some(t) = cx.local.pop() {
         drop(t);
     }
@@ -167,6 +170,12 @@ impl WorkerContext {
 
     pub(super) fn shared(&self) -> &Shared {
         &self.handle.shared
+    }
+
+    #[inline]
+    fn lifo(&self) -> &crate::lifo::LifoSlot<Handle> {
+        // SAFETY: points into `Shared::lifos`, which `self.handle` keeps alive.
+        unsafe { self.lifo.as_ref() }
     }
 
     pub(crate) fn belongs_to(&self, shared: &Arc<Shared>) -> bool {
@@ -200,10 +209,10 @@ impl WorkerContext {
         }
         if is_yield {
             self.local.push(task);
-        } else if let Some(prev) = self.lifo.replace(Some(task)) {
+        } else if let Some(prev) = self.lifo().replace(task) {
             self.local.push(prev);
         } else {
-            return; // only the (unstealable) LIFO slot holds new work: nobody to wake
+            return; // only the LIFO slot (stolen only by a take-over) holds new work: nobody to wake
         }
         if !self.is_searching.get() {
             self.shared().notify_parked();
@@ -220,7 +229,9 @@ impl WorkerContext {
             }
             // Out of tasks: with a shard of our own, its events are our next work (tasks whose
             // IO lives here); look there before taking work from another worker.
-            self.shared().running.clear(self.index);
+            if rt_core::OBSERVE {
+                self.shared().stamps[self.index].idle();
+            }
             if self.owns_shard && self.shard_has_sources() {
                 if let Some(task) = self.poll_driver_when_out_of_work() {
                     self.run_task(task);
@@ -244,7 +255,9 @@ impl WorkerContext {
             self.shared().notify_parked();
         }
         self.counters().poll();
-        self.shared().running.enter(self.index, task.id());
+        if rt_core::OBSERVE {
+            self.shared().stamps[self.index].enter(task.id(), task.meta_word());
+        }
         match &self.trace {
             Some(t) if rt_core::OBSERVE => t.run(task),
             _ => task.run(),
@@ -262,7 +275,7 @@ impl WorkerContext {
             }
         }
         if self.lifo_polls.get() < MAX_LIFO_POLLS {
-            if let Some(t) = self.lifo.take() {
+            if let Some(t) = self.lifo().take() {
                 self.lifo_polls.set(self.lifo_polls.get() + 1);
                 return Some(t);
             }
@@ -275,7 +288,7 @@ impl WorkerContext {
             self.counters().remote_schedule();
             return Some(t);
         }
-        self.lifo.take()
+        self.lifo().take()
     }
 
     fn next_rand(&self, n: usize) -> usize {
@@ -340,6 +353,9 @@ impl WorkerContext {
         let shared = self.shared();
         if !self.local.is_empty() {
             return;
+        }
+        if rt_core::OBSERVE {
+            shared.stamps[self.index].idle();
         }
         let was_searching = self.is_searching.replace(false);
         if shared
@@ -505,10 +521,7 @@ impl WorkerContext {
     }
 
     fn lifo_is_empty(&self) -> bool {
-        let t = self.lifo.take();
-        let empty = t.is_none();
-        self.lifo.set(t);
-        empty
+        self.lifo().is_empty()
     }
 
     /// Out of work: polls the IO driver without blocking, if no other thread is driving it,
@@ -517,7 +530,7 @@ impl WorkerContext {
         if !self.turn_driver_nonblocking() {
             return None;
         }
-        if let Some(t) = self.lifo.take() {
+        if let Some(t) = self.lifo().take() {
             return Some(t);
         }
         self.local.pop()

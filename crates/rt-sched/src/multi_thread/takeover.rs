@@ -1,0 +1,333 @@
+//! Stall detection and the take-over of a stalled worker (rules in the module docs of
+//! `multi_thread`, "Stalls").
+//!
+//! - The monitor thread (`rt-monitor`, started only with a stall threshold) samples every
+//!   worker's poll stamp (`crate::stall::PollStamp`) every `threshold / 4` (at least 1 ms, at
+//!   most 10 ms), sleeping on a condvar with that timeout so that shutdown stops it at once. A
+//!   stamp that names a task and has not moved for longer than the threshold is reported
+//!   (`tracing::warn!`, the `on_stall` callback, the `stalls` metric, `record_stall`) while the
+//!   poll still runs, and once more, with its total length, when it has moved on.
+//! - With the report, the stalled worker's substitute (one thread per worker, started at its
+//!   first stall and then parked between stalls) serves what only that worker would: the task
+//!   in its LIFO slot (`crate::lifo`), its local queue (taking tasks one by one through its
+//!   stealer), its IO shard and the timers on it; and, when those are empty, the injector. It
+//!   stops as soon as the worker's stamp moves (the stalled poll returned).
+
+use std::time::{Duration, Instant};
+
+use rt_core::sync::unmodelled::{AtomicU64, Ordering::Relaxed};
+use rt_core::sync::{thread, Condvar, Mutex};
+
+use super::{Arc, Shared};
+use crate::stall::{StallConfig, StallInfo, StampSample};
+
+/// How long a substitute waits in the stalled worker's shard (or on its condvar) before it
+/// looks at the LIFO slot and the queue again: tasks the stalled poll spawns wake nobody.
+const SUBSTITUTE_WAIT: Duration = Duration::from_millis(1);
+
+/// Stall detection's shared state (`Shared::takeover`).
+pub(super) struct Takeover {
+    config: StallConfig,
+    /// Set at shutdown; the monitor sleeps on `wake` between samples.
+    stop: Mutex<bool>,
+    wake: Condvar,
+    /// Per worker: its substitute.
+    subs: Box<[Substitute]>,
+    /// Stalls reported so far.
+    stalls: AtomicU64,
+}
+
+struct Substitute {
+    state: Mutex<SubState>,
+    wake: Condvar,
+}
+
+#[derive(Default)]
+struct SubState {
+    /// The stamp of the stalled poll being served (`None`: parked).
+    active: Option<StampSample>,
+    thread: Option<thread::JoinHandle<()>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> rt_core::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Takeover {
+    pub(super) fn new(config: StallConfig, workers: usize) -> Takeover {
+        Takeover {
+            config,
+            stop: Mutex::new(false),
+            wake: Condvar::new(),
+            subs: (0..workers)
+                .map(|_| Substitute {
+                    state: Mutex::new(SubState::default()),
+                    wake: Condvar::new(),
+                })
+                .collect(),
+            stalls: AtomicU64::new(0),
+        }
+    }
+
+    /// Stalls reported so far (`Metrics::stalls`).
+    pub(super) fn stalls(&self) -> u64 {
+        self.stalls.load(Relaxed)
+    }
+
+    /// Stops the monitor and the substitutes (after the scheduler's shutdown flag is set).
+    /// Returns the threads to join.
+    pub(super) fn stop(&self) -> Vec<thread::JoinHandle<()>> {
+        *lock(&self.stop) = true;
+        self.wake.notify_all();
+        let mut threads = Vec::new();
+        for s in self.subs.iter() {
+            let mut st = lock(&s.state);
+            st.active = None;
+            threads.extend(st.thread.take());
+            drop(st);
+            s.wake.notify_all();
+        }
+        threads
+    }
+}
+
+/// Starts the monitor thread.
+pub(super) fn start_monitor(shared: &Arc<Shared>) -> std::io::Result<thread::JoinHandle<()>> {
+    let shared = shared.clone();
+    thread::Builder::new()
+        .name("rt-monitor".into())
+        .spawn(move || monitor(&shared))
+}
+
+/// What the monitor knows of one worker.
+struct Seen {
+    last: StampSample,
+    /// When the monitor first saw `last`.
+    since: Instant,
+    /// The report of the stall under way, if `last` is one.
+    reported: Option<StallInfo>,
+}
+
+fn monitor(shared: &Arc<Shared>) {
+    let Some(t) = shared.takeover.as_ref() else {
+        return;
+    };
+    let threshold = t.config.threshold;
+    let period = (threshold / 4).clamp(Duration::from_millis(1), Duration::from_millis(10));
+    let now = Instant::now();
+    let mut seen: Vec<Seen> = shared
+        .stamps
+        .iter()
+        .map(|s| Seen {
+            last: s.sample(),
+            since: now,
+            reported: None,
+        })
+        .collect();
+    let mut stopped = lock(&t.stop);
+    loop {
+        if *stopped {
+            break;
+        }
+        stopped = t
+            .wake
+            .wait_timeout(stopped, period)
+            .unwrap_or_else(|e| e.into_inner())
+            .0;
+        if *stopped {
+            break;
+        }
+        drop(stopped);
+        let now = Instant::now();
+        for (i, w) in seen.iter_mut().enumerate() {
+            let s = shared.stamps[i].sample();
+            if s != w.last {
+                if let Some(mut info) = w.reported.take() {
+                    end_takeover(t, i, w.last);
+                    info.ended = true;
+                    info.elapsed = now - w.since;
+                    report(shared, t, &info);
+                }
+                w.last = s;
+                w.since = now;
+            } else if w.reported.is_none() && now - w.since > threshold {
+                let Some(task_id) = s.task_id() else {
+                    continue;
+                };
+                // `None`: a named task's record is gone, so its poll has returned meanwhile.
+                let Some(meta) = s.describe() else {
+                    continue;
+                };
+                let info = StallInfo {
+                    task_id,
+                    name: meta.name,
+                    location: meta.location,
+                    worker: i,
+                    elapsed: now - w.since,
+                    ended: false,
+                };
+                t.stalls.fetch_add(1, Relaxed);
+                report(shared, t, &info);
+                start_takeover(shared, t, i, s);
+                w.reported = Some(info);
+            }
+        }
+        stopped = lock(&t.stop);
+    }
+}
+
+fn report(shared: &Shared, t: &Takeover, info: &StallInfo) {
+    let loc = info.location;
+    if info.ended {
+        tracing::warn!(
+            task.id = info.task_id,
+            task.name = info.name.as_deref(),
+            loc.file = loc.file(),
+            loc.line = loc.line(),
+            worker = info.worker,
+            elapsed_ms = info.elapsed.as_secs_f64() * 1e3,
+            "rt: a stalled poll returned"
+        );
+    } else {
+        tracing::warn!(
+            task.id = info.task_id,
+            task.name = info.name.as_deref(),
+            loc.file = loc.file(),
+            loc.line = loc.line(),
+            worker = info.worker,
+            elapsed_ms = info.elapsed.as_secs_f64() * 1e3,
+            "rt: a poll is blocking its worker"
+        );
+    }
+    if let Some(f) = &t.config.on_stall {
+        f(info);
+    }
+    if let Some(trace) = &shared.trace {
+        trace.record_stall(info.worker, info.task_id, info.elapsed, info.ended);
+    }
+}
+
+/// Has worker `i`'s substitute serve the stall `stamp`, starting it if it has not run yet.
+fn start_takeover(shared: &Arc<Shared>, t: &Takeover, i: usize, stamp: StampSample) {
+    let sub = &t.subs[i];
+    let mut st = lock(&sub.state);
+    st.active = Some(stamp);
+    if st.thread.is_none() {
+        let sh = shared.clone();
+        match shared.spawner.spawn(move || substitute(&sh, i), || {}) {
+            Ok(h) => st.thread = Some(h),
+            Err(e) => {
+                st.active = None;
+                tracing::warn!(error = %e, worker = i, "rt: could not start a thread to take over a stalled worker");
+            }
+        }
+    }
+    drop(st);
+    sub.wake.notify_all();
+}
+
+fn end_takeover(t: &Takeover, i: usize, stamp: StampSample) {
+    let mut st = lock(&t.subs[i].state);
+    if st.active == Some(stamp) {
+        st.active = None;
+    }
+}
+
+/// A substitute thread's body: parked until its worker stalls, then serving it.
+fn substitute(shared: &Arc<Shared>, i: usize) {
+    rt_core::pool::set_thread_mode(rt_core::pool::ThreadMode::Recycling);
+    let Some(t) = shared.takeover.as_ref() else {
+        return;
+    };
+    let sub = &t.subs[i];
+    loop {
+        let stamp = {
+            let mut st = lock(&sub.state);
+            loop {
+                if shared.is_shutdown() || *lock(&t.stop) {
+                    return;
+                }
+                if let Some(s) = st.active {
+                    break s;
+                }
+                st = sub.wake.wait(st).unwrap_or_else(|e| e.into_inner());
+            }
+        };
+        serve(shared, sub, i, stamp);
+        end_takeover(t, i, stamp);
+    }
+}
+
+/// Runs one task that only worker `i` would run: from its LIFO slot, else its local queue.
+/// Rule S2: each is taken by a swap or a steal, so the stalled thread (which may still spawn
+/// into both, and pop from both once its poll returns) and this one never hold the same task.
+/// Returns whether it ran one. (Under loom, `Handle::takeover_step`, for the model.)
+pub(super) fn step(shared: &Shared, i: usize) -> bool {
+    match shared.lifos[i]
+        .take()
+        .or_else(|| shared.stealers[i].steal())
+    {
+        Some(task) => {
+            task.run();
+            true
+        }
+        None => false,
+    }
+}
+
+/// Serves worker `i`'s LIFO slot, queue and shard while its stamp stays `stamp`.
+fn serve(shared: &Shared, sub: &Substitute, i: usize, stamp: StampSample) {
+    let stalled = || !shared.is_shutdown() && shared.stamps[i].sample() == stamp;
+    let lifo = &shared.lifos[i];
+    let queue = &shared.stealers[i];
+    while stalled() {
+        if step(shared, i) {
+            continue;
+        }
+        if let Some(task) = shared.injector.pop() {
+            task.run();
+            continue;
+        }
+        // Rule S3: the stalled worker's IO and timers.
+        let drove = shared.owns_shard()
+            && shared.io_driver.as_ref().is_some_and(|d| {
+                d.try_drive(shared.shard_of(i), Some(SUBSTITUTE_WAIT), &|| {
+                    !stalled() || !lifo.is_empty() || !queue.is_empty()
+                })
+            });
+        if !drove {
+            let st = lock(&sub.state);
+            if st.active == Some(stamp) {
+                let _ = sub.wake.wait_timeout(st, SUBSTITUTE_WAIT);
+            }
+        }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::super::{Config, MultiThread};
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    #[test]
+    fn running_tasks_names_the_task_in_its_poll() {
+        let mut rt = MultiThread::new(Config::new(1));
+        rt.start().unwrap();
+        let (started_tx, started_rx) = mpsc::channel::<()>();
+        let (release_tx, release_rx) = mpsc::channel::<()>();
+        let id = rt_core::task::next_id();
+        let h = rt.handle().spawn(
+            async move {
+                started_tx.send(()).unwrap();
+                release_rx.recv_timeout(Duration::from_secs(60)).unwrap();
+            },
+            id,
+        );
+        started_rx.recv_timeout(Duration::from_secs(60)).unwrap();
+        assert_eq!(rt.handle().running_tasks(), vec![Some(id.as_u64())]);
+        release_tx.send(()).unwrap();
+        crate::current_thread::park_block_on(h).unwrap();
+        rt.shutdown(None);
+    }
+}

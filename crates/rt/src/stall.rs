@@ -1,0 +1,40 @@
+//! Stall detection's builder options (`Builder::stall_threshold`, `Builder::on_stall`); the
+//! mechanism lives in rt-sched (`stall.rs`, `multi_thread/takeover.rs`).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::Builder;
+
+pub use rt_sched::stall::StallInfo;
+
+impl Builder {
+    /// Reports a poll that runs longer than `threshold` while it still runs, and has another
+    /// thread serve the rest of its worker meanwhile (its LIFO slot, queue, sockets and
+    /// timers); `None` turns stall detection off (no monitor thread). Default:
+    /// `Some(100 ms)`. Multi-thread runtimes only. A report goes to `tracing::warn!`, to
+    /// [`Builder::on_stall`], to `Runtime::metrics().stalls`, and to the trace; each stall is
+    /// reported once while it lasts and once more when it ends ([`StallInfo::ended`]).
+    pub fn stall_threshold(&mut self, threshold: Option<Duration>) -> &mut Builder {
+        self.stall_threshold = threshold;
+        self
+    }
+
+    /// Calls `f` with every stall report, on the monitor thread (see
+    /// [`Builder::stall_threshold`]).
+    pub fn on_stall<F>(&mut self, f: F) -> &mut Builder
+    where
+        F: Fn(&StallInfo) + Send + Sync + 'static,
+    {
+        self.on_stall = Some(Arc::new(f));
+        self
+    }
+
+    pub(crate) fn stall_config(&self) -> Option<rt_sched::stall::StallConfig> {
+        self.stall_threshold
+            .map(|threshold| rt_sched::stall::StallConfig {
+                threshold,
+                on_stall: self.on_stall.clone(),
+            })
+    }
+}
