@@ -16,10 +16,15 @@
 //!   completion, or `close_and_shutdown_all` — owns the list's reference; the other side sees
 //!   null and does nothing. Only the remover returns the index, to its own cache.
 //!
-//! So a spawn and a completion touch no shared lock: each takes the lock of its own thread's
-//! cache (uncontended, its line stays in that core's cache) and one slot. An earlier design with
-//! id-sharded locked slabs spent a third of `spawn_many_local` in those locks, bouncing between
-//! the spawning worker and the one that stole and finished the tasks.
+//! So a spawn and a completion on a worker touch no lock and no atomic but the slot (and the
+//! `closed` flag): a worker's cache belongs to the thread running that worker (the contract of
+//! [`OwnedTasks::bind_in`] and [`OwnedTasks::remove_in`]: one thread at a time, hand-offs
+//! ordered, as `block_in_place` lends a worker to a substitute thread and takes it back by a
+//! join), so it is a plain `Vec` behind an `UnsafeCell`, and its live count a relaxed load and
+//! store. Other threads share one cache under a lock. (Until issue 14 each worker cache had an
+//! uncontended lock: two atomic read-modify-writes per spawn and two per completion. An earlier
+//! design with id-sharded locked slabs spent a third of `spawn_many_local` in those locks,
+//! bouncing between the spawning worker and the one that stole and finished the tasks.)
 //!
 //! Closing races binding without a lock: `bind` stores its pointer and then reads `closed`;
 //! `close_and_shutdown_all` sets `closed` and then swaps every slot, all of it SeqCst (with a
@@ -64,7 +69,7 @@ use super::raw::RawTask;
 use super::{JoinHandle, Notified, Schedule, Task};
 use crossbeam_utils::CachePadded;
 
-use crate::sync::{fence, AtomicBool, AtomicPtr, Mutex, Ordering};
+use crate::sync::{fence, AtomicBool, AtomicPtr, AtomicUsize, Mutex, Ordering, UnsafeCell};
 
 /// `Header::owned_slot` of a task that is in no list.
 pub(crate) const UNOWNED: u32 = u32::MAX;
@@ -145,12 +150,30 @@ fn chunk_len(k: usize) -> usize {
     (BASE as usize) << k
 }
 
-#[derive(Default)]
+/// Free slot indices for one worker (touched only by the thread running it), or for every
+/// other thread (touched only under `OwnedTasks::shared_lock`).
 struct Cache {
-    free: Vec<u32>,
-    /// Tasks bound through this cache minus tasks removed through it: may be negative; the sum
-    /// over all caches and `global` is the number of live tasks.
-    live: isize,
+    free: UnsafeCell<Vec<u32>>,
+    /// Tasks bound through this cache minus tasks removed through it, as a wrapping `isize`
+    /// (may be negative): written by the cache's user with a relaxed load and store (no
+    /// read-modify-write: it has one writer at a time), read by `len`. The sum over all caches
+    /// and `global` is the number of live tasks.
+    live: AtomicUsize,
+}
+
+impl Cache {
+    fn new() -> Cache {
+        Cache {
+            free: UnsafeCell::new(Vec::new()),
+            live: AtomicUsize::new(0),
+        }
+    }
+
+    fn add_live(&self, n: isize) {
+        let v = self.live.load(Ordering::Relaxed);
+        self.live
+            .store(v.wrapping_add(n as usize), Ordering::Relaxed);
+    }
 }
 
 #[derive(Default)]
@@ -165,7 +188,9 @@ struct Global {
 pub struct OwnedTasks<S: 'static> {
     /// One per worker (`bind_in`/`remove_in` with its index) plus, last, the shared one.
     /// Padded: each worker's cache line stays on its core.
-    caches: Box<[CachePadded<Mutex<Cache>>]>,
+    caches: Box<[CachePadded<Cache>]>,
+    /// Held while the shared cache (the last) is touched.
+    shared_lock: Mutex<()>,
     global: Mutex<Global>,
     /// Chunk `k` points at `chunk_len(k)` slots, or is null until an index in it is handed out.
     /// Written under the `global` lock, before any index in the chunk leaves it.
@@ -197,8 +222,9 @@ impl<S: Schedule> OwnedTasks<S> {
     pub fn new(caches: usize) -> OwnedTasks<S> {
         OwnedTasks {
             caches: (0..caches + 1)
-                .map(|_| CachePadded::new(Mutex::new(Cache::default())))
+                .map(|_| CachePadded::new(Cache::new()))
                 .collect(),
+            shared_lock: Mutex::new(()),
             global: Mutex::new(Global::default()),
             chunks: (0..CHUNKS)
                 .map(|_| AtomicPtr::new(ptr::null_mut()))
@@ -209,10 +235,20 @@ impl<S: Schedule> OwnedTasks<S> {
         }
     }
 
-    /// The cache for `hint`: a worker's own, or the shared one for anything out of range.
-    fn cache(&self, hint: usize) -> &Mutex<Cache> {
+    /// Runs `f` on the cache for `hint`: a worker's own, or the shared one (under its lock) for
+    /// anything out of range.
+    ///
+    /// # Safety
+    /// `hint` is out of range, or the calling thread is the one running worker `hint` (see
+    /// [`bind_in`](Self::bind_in)).
+    unsafe fn with_cache<R>(&self, hint: usize, f: impl FnOnce(&mut Vec<u32>, &Cache) -> R) -> R {
         let shared = self.caches.len() - 1;
-        &self.caches[hint.min(shared)]
+        let i = hint.min(shared);
+        let _guard = (i == shared).then(|| lock(&self.shared_lock));
+        let cache = &self.caches[i];
+        // SAFETY: the shared cache is ours under its lock; a worker's is ours alone per the
+        // caller (one thread at a time, each hand-off ordered before the next use).
+        cache.free.with_mut(|free| f(unsafe { &mut *free }, cache))
     }
 
     fn slot(&self, index: u32) -> &Slot {
@@ -227,27 +263,33 @@ impl<S: Schedule> OwnedTasks<S> {
     }
 
     /// A free slot index, counted as live in the cache for `hint`.
-    fn take_index(&self, hint: usize) -> u32 {
-        let mut cache = lock(self.cache(hint));
-        cache.live += 1;
-        if let Some(i) = cache.free.pop() {
-            return i;
-        }
-        let mut global = lock(&self.global);
-        let n = global.free.len();
-        if n > 0 {
-            let take = n.min(BATCH);
-            cache.free.extend(global.free.drain(n - take..));
-        } else {
-            let start = global.next;
-            let end = start + BATCH as u64;
-            assert!(end <= UNOWNED as u64, "too many live tasks");
-            self.allocate_chunks(start, end);
-            global.next = end;
-            cache.free.extend((start..end).rev().map(|i| i as u32));
-        }
-        drop(global);
-        cache.free.pop().expect("a refilled cache is not empty")
+    ///
+    /// # Safety
+    /// As [`with_cache`](Self::with_cache).
+    unsafe fn take_index(&self, hint: usize) -> u32 {
+        let take = |free: &mut Vec<u32>, cache: &Cache| {
+            cache.add_live(1);
+            if let Some(i) = free.pop() {
+                return i;
+            }
+            let mut global = lock(&self.global);
+            let n = global.free.len();
+            if n > 0 {
+                let take = n.min(BATCH);
+                free.extend(global.free.drain(n - take..));
+            } else {
+                let start = global.next;
+                let end = start + BATCH as u64;
+                assert!(end <= UNOWNED as u64, "too many live tasks");
+                self.allocate_chunks(start, end);
+                global.next = end;
+                free.extend((start..end).rev().map(|i| i as u32));
+            }
+            drop(global);
+            free.pop().expect("a refilled cache is not empty")
+        };
+        // SAFETY: forwarded from the caller.
+        unsafe { self.with_cache(hint, take) }
     }
 
     /// Allocates the chunks holding indices `start..end`. Called with the `global` lock held.
@@ -262,16 +304,20 @@ impl<S: Schedule> OwnedTasks<S> {
     }
 
     /// Returns a slot index freed by a remove on the thread of `hint`.
-    fn give_index(&self, hint: usize, index: u32) {
-        let mut cache = lock(self.cache(hint));
-        cache.live -= 1;
-        cache.free.push(index);
-        if cache.free.len() > CACHE_MAX {
-            let n = cache.free.len();
-            lock(&self.global)
-                .free
-                .extend(cache.free.drain(n - BATCH..));
-        }
+    ///
+    /// # Safety
+    /// As [`with_cache`](Self::with_cache).
+    unsafe fn give_index(&self, hint: usize, index: u32) {
+        let give = |free: &mut Vec<u32>, cache: &Cache| {
+            cache.add_live(-1);
+            free.push(index);
+            if free.len() > CACHE_MAX {
+                let n = free.len();
+                lock(&self.global).free.extend(free.drain(n - BATCH..));
+            }
+        };
+        // SAFETY: forwarded from the caller.
+        unsafe { self.with_cache(hint, give) }
     }
 
     /// Creates a task owned by this list, from any thread (the shared cache). See
@@ -288,14 +334,22 @@ impl<S: Schedule> OwnedTasks<S> {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        self.bind_in(usize::MAX, future, scheduler, id, meta, pooled)
+        // SAFETY: an out-of-range hint: the shared cache.
+        unsafe { self.bind_in(usize::MAX, future, scheduler, id, meta, pooled) }
     }
 
     /// Creates a task owned by this list, taking its slot from the cache of worker `hint` (any
     /// out-of-range `hint` means the shared cache). Returns its `JoinHandle` and the `Notified`
     /// to schedule, or `None` when the list is closed: then the future has already been dropped
     /// and the handle resolves to a cancellation error.
-    pub fn bind_in<F>(
+    ///
+    /// # Safety
+    /// `hint` is out of range, or the calling thread is the one running worker `hint` of the
+    /// scheduler: a worker's cache is used by one thread at a time, without a lock, so no two
+    /// threads may pass the same in-range `hint` at once, and a worker that moves to another
+    /// thread (a substitute of `block_in_place`) must do so ordered before the next use (a
+    /// thread spawn or join). The same contract holds for [`remove_in`](Self::remove_in).
+    pub unsafe fn bind_in<F>(
         &self,
         hint: usize,
         future: F,
@@ -308,7 +362,8 @@ impl<S: Schedule> OwnedTasks<S> {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        // SAFETY: `F` and its output are `Send`: any thread may poll or drop them.
+        // SAFETY: `F` and its output are `Send`: any thread may poll or drop them; the caller
+        // keeps `hint`'s contract.
         unsafe { self.bind_local_in(hint, future, scheduler, id, meta, pooled) }
     }
 
@@ -321,7 +376,8 @@ impl<S: Schedule> OwnedTasks<S> {
     /// is created, polled and dropped there; and when `F::Output` is not `Send` the returned
     /// `JoinHandle` (then `!Send` itself) is the only way to the output. Wakes and
     /// `AbortHandle::abort` from other threads only touch the state word and hand a `Notified`
-    /// to `S::schedule`, which must send it to that thread.
+    /// to `S::schedule`, which must send it to that thread. And `hint` follows
+    /// [`bind_in`](Self::bind_in)'s contract.
     pub unsafe fn bind_local_in<F>(
         &self,
         hint: usize,
@@ -339,7 +395,8 @@ impl<S: Schedule> OwnedTasks<S> {
         let index = if closed_already {
             UNOWNED
         } else {
-            self.take_index(hint)
+            // SAFETY: the caller keeps `hint`'s contract.
+            unsafe { self.take_index(hint) }
         };
         let raw = RawTask::new(future, scheduler, id, meta, 3, pooled, index);
         let join = JoinHandle::new(raw);
@@ -370,7 +427,8 @@ impl<S: Schedule> OwnedTasks<S> {
                 drop(notified);
                 return (join, None);
             }
-            lock(self.cache(hint)).live -= 1;
+            // SAFETY: the caller keeps `hint`'s contract.
+            unsafe { self.with_cache(hint, |_, cache| cache.add_live(-1)) };
         }
         tracing::trace!(
             task.id = id.as_u64(),
@@ -385,12 +443,16 @@ impl<S: Schedule> OwnedTasks<S> {
     /// Removes `task` from the list, from any thread (the shared cache). See
     /// [`remove_in`](Self::remove_in).
     pub fn remove(&self, task: &Task<S>) -> Option<Task<S>> {
-        self.remove_in(usize::MAX, task)
+        // SAFETY: an out-of-range hint: the shared cache.
+        unsafe { self.remove_in(usize::MAX, task) }
     }
 
     /// Removes `task` from the list, returning its slot to the cache of worker `hint`. Returns
     /// the list's reference if the task was still there (not taken by a close).
-    pub fn remove_in(&self, hint: usize, task: &Task<S>) -> Option<Task<S>> {
+    ///
+    /// # Safety
+    /// `hint` follows [`bind_in`](Self::bind_in)'s contract.
+    pub unsafe fn remove_in(&self, hint: usize, task: &Task<S>) -> Option<Task<S>> {
         let header = task.raw.header_ptr();
         // SAFETY: `task` holds a reference, so the header is live.
         let index = unsafe { header.as_ref() }.owned_slot;
@@ -404,7 +466,8 @@ impl<S: Schedule> OwnedTasks<S> {
             return None;
         }
         debug_assert_eq!(prev, header.as_ptr(), "slot {index} held another task");
-        self.give_index(hint, index);
+        // SAFETY: the caller keeps `hint`'s contract.
+        unsafe { self.give_index(hint, index) };
         // SAFETY: the list's reference, now handed to the caller.
         Some(unsafe { Task::from_raw(task.raw) })
     }
@@ -512,7 +575,11 @@ impl<S: Schedule> OwnedTasks<S> {
 
     /// Live tasks in the list (exact when nothing is spawned or completed meanwhile).
     pub fn len(&self) -> usize {
-        let caches: isize = self.caches.iter().map(|c| lock(c).live).sum();
+        let caches: isize = self
+            .caches
+            .iter()
+            .map(|c| c.live.load(Ordering::Relaxed) as isize)
+            .sum();
         (caches + lock(&self.global).live).max(0) as usize
     }
 
@@ -551,7 +618,9 @@ impl<S: 'static> Drop for OwnedTasks<S> {
 }
 
 // SAFETY: the list holds task pointers in atomics and hands each out exactly once (to whoever
-// swaps it out of its slot); tasks are `Send` by construction.
+// swaps it out of its slot); tasks are `Send` by construction. The caches' `UnsafeCell`s are
+// touched by one thread at a time: the shared one under its lock, a worker's by the thread
+// running that worker (the unsafe contract of `bind_in` and `remove_in`).
 unsafe impl<S: Schedule> Send for OwnedTasks<S> {}
 // SAFETY: as above.
 unsafe impl<S: Schedule> Sync for OwnedTasks<S> {}

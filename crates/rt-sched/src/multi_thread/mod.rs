@@ -401,14 +401,18 @@ impl Handle {
             let cx = cx.filter(|cx| cx.belongs_to(&self.shared));
             // A worker binds through its own slot cache; other threads share one.
             let hint = cx.map_or(usize::MAX, |cx| cx.index());
-            let (join, notified) = self.shared.owned.bind_in(
-                hint,
-                future,
-                self.clone(),
-                id,
-                meta,
-                self.shared.frame_pool,
-            );
+            // SAFETY: `hint` is the worker this thread runs now (only that thread sees its
+            // context in `with_current_worker`), or out of range.
+            let (join, notified) = unsafe {
+                self.shared.owned.bind_in(
+                    hint,
+                    future,
+                    self.clone(),
+                    id,
+                    meta,
+                    self.shared.frame_pool,
+                )
+            };
             tracing::trace!(task.id = id.as_u64(), "spawn");
             self.shared.trace_spawn(id, &meta);
             if let Some(n) = notified {
@@ -607,7 +611,8 @@ impl Schedule for Handle {
             Some(cx) if cx.belongs_to(&self.shared) => cx.index(),
             _ => usize::MAX,
         });
-        self.shared.owned.remove_in(hint, task)
+        // SAFETY: as in `spawn_with`: the worker this thread runs now, or out of range.
+        unsafe { self.shared.owned.remove_in(hint, task) }
     }
 
     fn schedule(&self, task: Notified<Handle>) {
