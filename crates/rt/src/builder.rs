@@ -38,6 +38,8 @@ pub struct Builder {
     reactor_thread: bool,
     unhandled_panic: crate::UnhandledPanic,
     start_paused: bool,
+    /// `poll_time_histogram` (in `metrics.rs`).
+    pub(crate) poll_time_histogram: bool,
 }
 
 impl std::fmt::Debug for Builder {
@@ -56,6 +58,7 @@ impl std::fmt::Debug for Builder {
             .field("reactor_thread", &self.reactor_thread)
             .field("unhandled_panic", &self.unhandled_panic)
             .field("start_paused", &self.start_paused)
+            .field("poll_time_histogram", &self.poll_time_histogram)
             .finish_non_exhaustive()
     }
 }
@@ -110,6 +113,10 @@ impl rt_sched::IoDriver for WorkerDrivenIo {
         self.0.turns(shard)
     }
 
+    fn events(&self, shard: usize) -> u64 {
+        self.0.events(shard)
+    }
+
     fn has_sources(&self, shard: usize) -> bool {
         self.0.has_sources(shard)
     }
@@ -142,6 +149,7 @@ impl Builder {
             reactor_thread: false,
             unhandled_panic: crate::UnhandledPanic::Ignore,
             start_paused: false,
+            poll_time_histogram: false,
         }
     }
 
@@ -413,6 +421,7 @@ impl Builder {
                     io_driver,
                     global_queue_interval: self.global_queue_interval,
                     event_interval: self.event_interval,
+                    histograms: self.poll_time_histogram,
                 });
                 let h = mt.handle().clone();
                 if let Some(hook) = panic_hook {

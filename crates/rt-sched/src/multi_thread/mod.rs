@@ -50,6 +50,7 @@
 //!    runtime context and `on_thread_start`/`on_thread_stop` hooks). If the OS refuses one,
 //!    the closure runs in place, keeping the context (warned through `tracing`).
 
+mod snapshot;
 mod worker;
 
 use std::future::Future;
@@ -64,7 +65,7 @@ use rt_core::sync::{thread, AtomicBool, Condvar, Mutex, OnceLock, Ordering};
 use rt_core::task::{JoinHandle, Notified, OwnedTasks, Schedule, Task};
 
 use crate::idle::{Idle, Notify};
-use crate::metrics::{self, Counters, Metrics};
+use crate::metrics::Counters;
 use crate::park::{Parker, Unparker};
 use crate::queue::{Injector, Local, Stealer};
 use crate::{IoDriver, ThreadSpawner};
@@ -86,6 +87,9 @@ pub struct Config {
     /// Every this many ticks a busy worker turns its IO shard without blocking (at least 1;
     /// [`crate::DEFAULT_EVENT_INTERVAL`]).
     pub event_interval: u32,
+    /// Record per-worker poll-time and schedule-latency histograms (two clock reads per poll;
+    /// see `crate::metrics`).
+    pub histograms: bool,
 }
 
 impl Config {
@@ -99,6 +103,7 @@ impl Config {
             io_driver: None,
             global_queue_interval: crate::DEFAULT_GLOBAL_QUEUE_INTERVAL,
             event_interval: crate::DEFAULT_EVENT_INTERVAL,
+            histograms: false,
         }
     }
 }
@@ -182,7 +187,7 @@ impl MultiThread {
             unparkers: parkers.iter().map(|p| p.unparker().clone()).collect(),
             idle: Idle::new(n),
             owned: OwnedTasks::new(n),
-            counters: metrics::counters(n),
+            counters: Counters::new(n, config.histograms),
             shutdown: AtomicBool::new(false),
             frame_pool: config.frame_pool,
             io_driver: config.io_driver.clone(),
@@ -321,6 +326,7 @@ impl Handle {
             );
             tracing::trace!(task.id = id.as_u64(), "spawn");
             if let Some(n) = notified {
+                self.shared.counters.spawned(hint);
                 match cx {
                     Some(cx) => cx.schedule_local(n, false),
                     None => self.shared.schedule_remote(self, n),
@@ -328,14 +334,6 @@ impl Handle {
             }
             join
         })
-    }
-
-    /// A copy of the counters.
-    pub fn metrics(&self) -> Metrics {
-        Metrics {
-            workers: self.shared.counters.iter().map(|c| c.snapshot()).collect(),
-            live_tasks: self.shared.owned.len(),
-        }
     }
 
     /// Makes an unhandled panic in a task shut the scheduler down, after giving its payload to
@@ -407,6 +405,8 @@ impl Shared {
     }
 
     fn schedule_remote(&self, handle: &Handle, task: Notified<Handle>) {
+        self.counters.scheduled(task.id());
+        self.counters.injected();
         self.injector.push(task);
         if self.is_shutdown() {
             // Shutdown may already have drained the injector: nobody will run this task (the

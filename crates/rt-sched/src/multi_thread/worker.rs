@@ -180,6 +180,7 @@ impl WorkerContext {
     /// A spawn or wake from a task running on this worker.
     pub(crate) fn schedule_local(&self, task: Notified<Handle>, is_yield: bool) {
         self.counters().local_schedule();
+        self.shared().counters.scheduled(task.id());
         if self.parked_turn.get() == 1 {
             // Parked, and our driver turn woke this task: hold auto-advance back until we
             // leave the sleepers list for it (`Shared::all_idle`).
@@ -232,8 +233,7 @@ impl WorkerContext {
             // Idle rule 3: we were the last searcher; keep someone looking.
             self.shared().notify_parked();
         }
-        self.counters().poll();
-        task.run();
+        self.shared().counters.run(self.index, task);
     }
 
     fn next_task(&self) -> Option<Notified<Handle>> {
@@ -249,6 +249,7 @@ impl WorkerContext {
         if self.lifo_polls.get() < MAX_LIFO_POLLS {
             if let Some(t) = self.lifo.take() {
                 self.lifo_polls.set(self.lifo_polls.get() + 1);
+                self.counters().lifo_hit();
                 return Some(t);
             }
         }
@@ -260,7 +261,7 @@ impl WorkerContext {
             self.counters().remote_schedule();
             return Some(t);
         }
-        self.lifo.take()
+        self.lifo.take().inspect(|_| self.counters().lifo_hit())
     }
 
     fn next_rand(&self, n: usize) -> usize {
@@ -290,8 +291,8 @@ impl WorkerContext {
                 if victim == self.index {
                     continue;
                 }
-                if let Some(t) = shared.stealers[victim].steal_batch_and_pop(&self.local) {
-                    self.counters().steal();
+                if let Some((t, n)) = shared.stealers[victim].steal_batch_and_pop(&self.local) {
+                    self.counters().steal(n);
                     return Some(t);
                 }
             }
@@ -332,9 +333,10 @@ impl WorkerContext {
             // Idle rule 4.
             shared.notify_if_work_pending();
         }
-        self.counters().park();
-        let mut trimmed = false;
         let parked_at = std::time::Instant::now();
+        // Ends the busy period now; the next one starts when this guard drops (we wake).
+        let _busy = self.counters().park(shared.counters.epoch(), parked_at);
+        let mut trimmed = false;
         loop {
             if shared.is_shutdown() {
                 return;
@@ -498,6 +500,7 @@ impl WorkerContext {
             return None;
         }
         if let Some(t) = self.lifo.take() {
+            self.counters().lifo_hit();
             return Some(t);
         }
         self.local.pop()
