@@ -29,8 +29,7 @@
 //!    (`pool/counters.rs`), reactor ids (rt-io `handle.rs`), the schedulers' statistics
 //!    (rt-sched `metrics.rs`, `current_thread.rs`'s poll and spawn counts, rt-io's per-shard
 //!    event counts in `handle.rs`), the process-wide "a clock was paused" hint (rt-io
-//!    `time/clock.rs`). `unmodelled::Mutex` likewise guards statistics only: rt-sched
-//!    `metrics.rs`'s wake-time table for the opt-in schedule-latency histogram.
+//!    `time/clock.rs`).
 //! 3. **Thread-local initialisers**: loom's `thread_local!` has no `const { }` form, so
 //!    [`thread_local!`](crate::sync::thread_local) drops the `const` under loom (the same value,
 //!    built lazily); a `const { }` initialiser that is not a plain expression (the pool's `HEAP`)

@@ -15,14 +15,14 @@
 //!   take from the injector: one load + store each;
 //! - busy time: one clock read when a worker parks and one when it wakes (never per poll);
 //! - the histograms ([`Counters::new`] with `histograms`, off by default): two clock reads per
-//!   poll, and at each schedule (spawn or wake) an entry in a side table of wake times keyed by
-//!   task id (not in the task cell, which stays as small as without it).
+//!   poll, and at each schedule (spawn or wake) a clock read and one store into a side table
+//!   of wake stamps indexed by a hash of the task id (not in the task cell, which stays as
+//!   small as without it; see `Histograms`).
 
-use std::collections::HashMap;
 use std::ops::{Deref, Range};
 use std::time::{Duration, Instant};
 
-use rt_core::sync::unmodelled::{AtomicU64, Mutex, Ordering::Relaxed};
+use rt_core::sync::unmodelled::{AtomicU64, Ordering::Relaxed};
 
 use crossbeam_utils::CachePadded;
 
@@ -199,25 +199,41 @@ fn read(h: &[AtomicU64; HISTOGRAM_BUCKETS]) -> Histogram {
     }
 }
 
-/// Shards of the wake-time table (by task id), so concurrent wakes rarely share a lock.
-const WAKE_SHARDS: usize = 64;
+/// Slots of the wake-stamp table (a power of two).
+const STAMP_SLOTS_LOG2: u32 = 14;
+/// Bits of a stamp that hold the time (nanoseconds since [`Counters::epoch`], modulo 2^40,
+/// about 18 minutes: a longer wait would be measured modulo that); the 24 bits above hold the
+/// low bits of the task id, to recognise the stamp's task.
+const STAMP_TIME_BITS: u32 = 40;
+const STAMP_TIME_MASK: u64 = (1 << STAMP_TIME_BITS) - 1;
 
-/// The histograms of every worker, and when each scheduled-but-not-yet-polled task was
-/// scheduled. Exists only while histograms are enabled.
+/// The histograms of every worker, and a side table of when scheduled tasks were scheduled.
+/// Exists only while histograms are enabled.
+///
+/// The side table is lock-free and fixed-size: a task's spawn or wake stores one word (its id's
+/// low 24 bits and the time) into the slot its id hashes to; the poll that follows reads it
+/// back and uses it if the id bits match. Every poll follows a schedule that wrote its stamp,
+/// so a matching stamp is this wait's. Another task hashing to the same slot may overwrite it
+/// meanwhile (likely only with thousands of tasks queued at once): that poll is then left out
+/// of the schedule-latency histogram, which samples rather than blocks. The queue that carries
+/// the task orders the stamp's store before the poll's load. `unmodelled` atomics (the shim's
+/// exception 2): statistics, in no protocol.
 struct Histograms {
     workers: Box<[CachePadded<WorkerHistograms>]>,
-    /// Task id → when it was spawned or woken; the poll that follows removes it. A std
-    /// `Mutex` (`unmodelled`, the shim's exception 2): statistics, in no protocol.
-    wake_times: Box<[CachePadded<WakeTable>]>,
+    stamps: Box<[AtomicU64]>,
 }
 
-/// One shard of [`Histograms::wake_times`].
-type WakeTable = Mutex<HashMap<u64, Instant>>;
-
 impl Histograms {
-    fn table(&self, id: u64) -> &WakeTable {
-        &self.wake_times[(id as usize) % WAKE_SHARDS]
+    fn slot(&self, id: u64) -> &AtomicU64 {
+        // Fibonacci hashing spreads consecutive ids (spawned together, likely on different
+        // workers) over different cache lines.
+        let i = id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (u64::BITS - STAMP_SLOTS_LOG2);
+        &self.stamps[i as usize]
     }
+}
+
+fn stamp(id: u64, now_ns: u64) -> u64 {
+    (id << STAMP_TIME_BITS) | (now_ns & STAMP_TIME_MASK)
 }
 
 /// All counters of a multi-thread scheduler: one [`WorkerCounters`] per worker (indexing a
@@ -250,8 +266,8 @@ impl Counters {
                 workers: (0..n)
                     .map(|_| CachePadded::new(WorkerHistograms::default()))
                     .collect(),
-                wake_times: (0..WAKE_SHARDS)
-                    .map(|_| CachePadded::new(Mutex::new(HashMap::new())))
+                stamps: (0..1usize << STAMP_SLOTS_LOG2)
+                    .map(|_| AtomicU64::new(0))
                     .collect(),
             })
         });
@@ -299,9 +315,8 @@ impl Counters {
     pub(crate) fn scheduled<S: rt_core::task::Schedule>(&self, task: &rt_core::task::Notified<S>) {
         if let Some(h) = &self.histograms {
             let id = task.id().as_u64();
-            let now = Instant::now();
-            let mut t = h.table(id).lock().unwrap_or_else(|e| e.into_inner());
-            t.entry(id).or_insert(now);
+            let now = nanos_since(self.epoch, Instant::now());
+            h.slot(id).store(stamp(id, now), Relaxed);
         }
     }
 
@@ -316,26 +331,24 @@ impl Counters {
         self.workers[worker].poll();
         match &self.histograms {
             None => task.run(),
-            Some(h) => Self::run_timed(h, worker, task),
+            Some(h) => Self::run_timed(h, self.epoch, worker, task),
         }
     }
 
     #[cold]
     fn run_timed<S: rt_core::task::Schedule>(
         h: &Histograms,
+        epoch: Instant,
         worker: usize,
         task: rt_core::task::Notified<S>,
     ) {
         let id = task.id().as_u64();
-        let woke = h
-            .table(id)
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&id);
+        let woke = h.slot(id).load(Relaxed);
         let start = Instant::now();
         let w = &h.workers[worker];
-        if let Some(woke) = woke {
-            let ns = nanos_since(woke, start);
+        if woke >> STAMP_TIME_BITS == stamp(id, 0) >> STAMP_TIME_BITS {
+            let now = nanos_since(epoch, start);
+            let ns = now.wrapping_sub(woke) & STAMP_TIME_MASK;
             bump(&w.schedule_latency[bucket_of(ns)]);
         }
         task.run();
