@@ -15,9 +15,10 @@
 //!   take from the injector: one load + store each;
 //! - busy time: one clock read when a worker parks and one when it wakes (never per poll);
 //! - the histograms ([`Counters::new`] with `histograms`, off by default): two clock reads per
-//!   poll, and at each schedule (spawn or wake) a clock read and one store into a side table
-//!   of wake stamps indexed by a hash of the task id (not in the task cell, which stays as
-//!   small as without it; see `Histograms`).
+//!   poll, and at each schedule (spawn or wake) one store into a side table of wake stamps
+//!   indexed by a hash of the task id (not in the task cell, which stays as small as without
+//!   it; see `Histograms`), plus a clock read for a wake from outside a poll (a wake inside
+//!   one takes the poll's start as its time; see `Counters::scheduled`).
 
 use std::ops::{Deref, Range};
 use std::time::{Duration, Instant};
@@ -191,6 +192,10 @@ impl Drop for Busy<'_> {
 struct WorkerHistograms {
     poll_time: [AtomicU64; HISTOGRAM_BUCKETS],
     schedule_latency: [AtomicU64; HISTOGRAM_BUCKETS],
+    /// While the worker polls a task: 1 + the poll's start (nanoseconds since the epoch); 0
+    /// between polls. A wake from inside that poll takes it as its wake time (see
+    /// `Counters::scheduled`).
+    polling_since: AtomicU64,
 }
 
 fn read(h: &[AtomicU64; HISTOGRAM_BUCKETS]) -> Histogram {
@@ -309,13 +314,30 @@ impl Counters {
         }
     }
 
-    /// `task` was spawned or woken (to be polled later): with histograms on, remember when.
-    /// (Off, this reads nothing from the task.)
+    /// `task` was spawned or woken (to be polled later), on worker `worker` (`usize::MAX`:
+    /// not on a worker): with histograms on, remember when. (Off, this reads nothing from the
+    /// task.)
+    ///
+    /// A wake from inside a poll on a worker takes that poll's start as its time, so the
+    /// histograms read the clock twice per poll, not three times; the latency then includes the
+    /// part of the waking poll before the wake (a yield's whole poll). Other wakes (the
+    /// reactor's, other threads') read the clock.
     #[inline]
-    pub(crate) fn scheduled<S: rt_core::task::Schedule>(&self, task: &rt_core::task::Notified<S>) {
+    pub(crate) fn scheduled<S: rt_core::task::Schedule>(
+        &self,
+        task: &rt_core::task::Notified<S>,
+        worker: usize,
+    ) {
         if let Some(h) = &self.histograms {
             let id = task.id().as_u64();
-            let now = nanos_since(self.epoch, Instant::now());
+            let since = h
+                .workers
+                .get(worker)
+                .map_or(0, |w| w.polling_since.load(Relaxed));
+            let now = match since {
+                0 => nanos_since(self.epoch, Instant::now()),
+                s => s - 1,
+            };
             h.slot(id).store(stamp(id, now), Relaxed);
         }
     }
@@ -345,13 +367,15 @@ impl Counters {
         let id = task.id().as_u64();
         let woke = h.slot(id).load(Relaxed);
         let start = Instant::now();
+        let start_ns = nanos_since(epoch, start);
         let w = &h.workers[worker];
         if woke >> STAMP_TIME_BITS == stamp(id, 0) >> STAMP_TIME_BITS {
-            let now = nanos_since(epoch, start);
-            let ns = now.wrapping_sub(woke) & STAMP_TIME_MASK;
+            let ns = start_ns.wrapping_sub(woke) & STAMP_TIME_MASK;
             bump(&w.schedule_latency[bucket_of(ns)]);
         }
+        w.polling_since.store(start_ns + 1, Relaxed);
         task.run();
+        w.polling_since.store(0, Relaxed);
         let ns = nanos_since(start, Instant::now());
         bump(&w.poll_time[bucket_of(ns)]);
     }

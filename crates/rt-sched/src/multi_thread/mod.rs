@@ -405,7 +405,7 @@ impl Shared {
     }
 
     fn schedule_remote(&self, handle: &Handle, task: Notified<Handle>) {
-        self.counters.scheduled(&task);
+        self.counters.scheduled(&task, usize::MAX);
         self.counters.injected();
         self.injector.push(task);
         if self.is_shutdown() {

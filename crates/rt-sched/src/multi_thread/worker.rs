@@ -180,7 +180,7 @@ impl WorkerContext {
     /// A spawn or wake from a task running on this worker.
     pub(crate) fn schedule_local(&self, task: Notified<Handle>, is_yield: bool) {
         self.counters().local_schedule();
-        self.shared().counters.scheduled(&task);
+        self.shared().counters.scheduled(&task, self.index);
         if self.parked_turn.get() == 1 {
             // Parked, and our driver turn woke this task: hold auto-advance back until we
             // leave the sleepers list for it (`Shared::all_idle`).
