@@ -27,11 +27,12 @@
 //!    cannot live in a `static` (and a `loom::lazy_static!` is dropped before the other threads'
 //!    thread-local destructors have run). Users: task ids (`task/id.rs`), the pool's counters
 //!    (`pool/counters.rs`), reactor ids (rt-io `handle.rs`), the schedulers' statistics
-//!    (rt-sched `metrics.rs`, `current_thread.rs`'s poll count), the process-wide "a clock was
-//!    paused" hint (rt-io `time/clock.rs`), and the task-dump statistics of named tasks and their
-//!    clock origin (`task/dump.rs`). Its std `Mutex` keeps process-wide lists in a
-//!    `static` the same way: `rt::process`'s orphaned children, and the errors of panicked
-//!    tasks (`task/core.rs`, storage handed over under the task state word's protocol).
+//!    (rt-sched `metrics.rs`, `current_thread.rs`'s poll and spawn counts, rt-io's per-shard
+//!    event counts in `handle.rs`), the process-wide "a clock was paused" hint (rt-io
+//!    `time/clock.rs`), and the task-dump statistics of named tasks and their clock origin
+//!    (`task/dump.rs`). Its std `Mutex` keeps process-wide lists in a `static` the same way:
+//!    `rt::process`'s orphaned children, and the errors of panicked tasks (`task/core.rs`,
+//!    storage handed over under the task state word's protocol).
 //! 3. **Thread-local initialisers**: loom's `thread_local!` has no `const { }` form, so
 //!    [`thread_local!`](crate::sync::thread_local) drops the `const` under loom (the same value,
 //!    built lazily); a `const { }` initialiser that is not a plain expression (the pool's `HEAP`)

@@ -96,6 +96,9 @@ pub(crate) struct Shard {
     /// The CPU its owner thread last ran on (`usize::MAX`: not known), refreshed at the
     /// owner's turns; see [`Handle::shard_near_cpu`].
     pub(crate) cpu: AtomicUsize,
+    /// IO readiness events its turns delivered (`WorkerDriver::events`): a statistic in no
+    /// protocol (`unmodelled`, the shim's exception 2).
+    pub(crate) events: unmodelled::AtomicU64,
 }
 
 /// A worker thread's own shard, and the reactor it belongs to.
@@ -388,6 +391,15 @@ impl Shard {
             turns: AtomicU64::new(0),
             sources: AtomicUsize::new(0),
             cpu: AtomicUsize::new(usize::MAX),
+            events: unmodelled::AtomicU64::new(0),
+        }
+    }
+
+    /// Adds a turn's events to [`Shard::events`] (one relaxed add, skipped for an empty turn).
+    pub(crate) fn count_events(&self, events: usize) {
+        if rt_core::OBSERVE && events > 0 {
+            self.events
+                .fetch_add(events as u64, unmodelled::Ordering::Relaxed);
         }
     }
 }

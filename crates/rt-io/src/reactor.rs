@@ -55,8 +55,9 @@ impl std::fmt::Debug for Core {
 }
 
 /// One turn: block in `poll` for at most `timeout`, then dispatch readiness and fire timers.
-/// The wakes run on the calling thread, inside one batch.
-pub(crate) fn turn(handle: &Handle, core: &mut Core, timeout: Option<Duration>) {
+/// The wakes run on the calling thread, inside one batch. Returns how many IO readiness events
+/// the turn delivered (wake-ups and timer ticks not counted), for the metrics.
+pub(crate) fn turn(handle: &Handle, core: &mut Core, timeout: Option<Duration>) -> usize {
     let inner = &handle.inner;
     match core.poll.poll(&mut core.events, timeout) {
         Ok(()) => {}
@@ -73,6 +74,7 @@ pub(crate) fn turn(handle: &Handle, core: &mut Core, timeout: Option<Duration>) 
             .filter(|e| e.token() != WAKER_TOKEN && e.token() != TIMER_TOKEN)
             .map(|e| (e.token(), readiness_of(e))),
     );
+    let events = core.ready.len();
     inner.slab.dispatch(core.ready.drain(..), &mut core.wakers);
     let wakers = &mut core.wakers;
     rt_core::batch::batch(|| {
@@ -81,6 +83,7 @@ pub(crate) fn turn(handle: &Handle, core: &mut Core, timeout: Option<Duration>) 
         }
         inner.time.process();
     });
+    events
 }
 
 /// The body of the `rt-io` thread.
@@ -95,7 +98,8 @@ pub(crate) fn run(mut core: Core, handle: Handle) {
     let _enter = handle.enter();
     while handle.is_running() {
         let timeout = handle.inner.time.next_timeout();
-        turn(&handle, &mut core, timeout);
+        let events = turn(&handle, &mut core, timeout);
+        handle.inner.shards[0].count_events(events);
     }
 }
 

@@ -11,7 +11,7 @@ use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Duration;
 
-use rt_core::sync::Ordering;
+use rt_core::sync::{unmodelled, Ordering};
 
 use crate::handle::Handle;
 use crate::reactor;
@@ -100,9 +100,12 @@ impl WorkerDriver {
         {
             shard_ref.cpu.store(current_cpu(), Ordering::Relaxed);
         }
-        if catch_unwind(AssertUnwindSafe(|| reactor::turn(handle, core, timeout))).is_err() {
-            drop(guard);
-            reactor::stop(handle, true);
+        match catch_unwind(AssertUnwindSafe(|| reactor::turn(handle, core, timeout))) {
+            Ok(events) => shard_ref.count_events(events),
+            Err(_) => {
+                drop(guard);
+                reactor::stop(handle, true);
+            }
         }
         true
     }
@@ -186,10 +189,13 @@ impl WorkerDriver {
             };
             reactor.shards[k].turns.fetch_add(1, Ordering::Relaxed);
             let zero = Some(Duration::ZERO);
-            if catch_unwind(AssertUnwindSafe(|| reactor::turn(handle, core, zero))).is_err() {
-                drop(cores);
-                reactor::stop(handle, true);
-                return false;
+            match catch_unwind(AssertUnwindSafe(|| reactor::turn(handle, core, zero))) {
+                Ok(events) => reactor.shards[k].count_events(events),
+                Err(_) => {
+                    drop(cores);
+                    reactor::stop(handle, true);
+                    return false;
+                }
             }
         }
         // Every shard is held: no turn runs anywhere, so what the polls and turns woke is in
@@ -218,6 +224,14 @@ impl WorkerDriver {
         self.handle.inner.shards[shard]
             .turns
             .load(Ordering::Relaxed)
+    }
+
+    /// IO readiness events delivered by turns of `shard` so far (wake-ups and timer ticks not
+    /// counted): a statistic that only grows, for the runtime's metrics.
+    pub fn events(&self, shard: usize) -> u64 {
+        self.handle.inner.shards[shard]
+            .events
+            .load(unmodelled::Ordering::Relaxed)
     }
 
     /// Whether any source is registered on `shard`: a worker polls its shard before it looks

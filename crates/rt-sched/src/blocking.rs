@@ -317,6 +317,13 @@ impl Spawner {
     pub fn num_threads(&self) -> usize {
         self.inner.state.lock().unwrap().threads
     }
+
+    /// For the metrics, read under one lock: threads serving the queue, how many of them wait
+    /// for work, and closures queued and not yet started.
+    pub fn load(&self) -> (usize, usize, usize) {
+        let s = self.inner.state.lock().unwrap();
+        (s.threads, s.idle, s.queue.len())
+    }
 }
 
 impl Schedule for Spawner {

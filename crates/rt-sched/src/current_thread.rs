@@ -30,6 +30,8 @@ struct Shared {
     frame_pool: bool,
     /// A statistic, in no protocol: `unmodelled` (the shim's exception 2).
     polls: unmodelled::AtomicU64,
+    /// Tasks spawned so far: a statistic, like `polls`.
+    spawned: unmodelled::AtomicU64,
     io_driver: Option<Arc<dyn IoDriver>>,
     /// The driving thread is (about to be) blocked in `io_driver` rather than on its parker.
     on_driver: AtomicBool,
@@ -120,6 +122,7 @@ impl CurrentThread {
                     parker: Mutex::new(Some(parker)),
                     frame_pool,
                     polls: unmodelled::AtomicU64::new(0),
+                    spawned: unmodelled::AtomicU64::new(0),
                     io_driver,
                     on_driver: AtomicBool::new(false),
                     panic_hook: OnceLock::new(),
@@ -304,6 +307,11 @@ impl Handle {
             r.spawn(None, id.as_u64(), &meta);
         }
         if let Some(n) = notified {
+            if rt_core::OBSERVE {
+                self.shared
+                    .spawned
+                    .fetch_add(1, unmodelled::Ordering::Relaxed);
+            }
             self.push(n);
         }
         join
@@ -346,6 +354,22 @@ impl Handle {
     /// Tasks alive.
     pub fn live_tasks(&self) -> usize {
         self.shared.owned.len()
+    }
+
+    /// A copy of the scheduler's metrics: its one worker is the thread inside `block_on`, its
+    /// run queue counts as the injector. Only polls, live and spawned tasks and the queue depth
+    /// are kept; the blocking-pool fields are the facade's.
+    pub fn metrics(&self) -> crate::metrics::Metrics {
+        crate::metrics::Metrics {
+            workers: vec![crate::metrics::WorkerMetrics {
+                polls: self.polls(),
+                ..Default::default()
+            }],
+            live_tasks: self.live_tasks(),
+            spawned_tasks: self.shared.spawned.load(unmodelled::Ordering::Relaxed),
+            injector_depth: self.shared.queue.len(),
+            ..Default::default()
+        }
     }
 }
 

@@ -116,6 +116,13 @@ pub trait IoDriver: Send + Sync + 'static {
         let _ = shard;
         0
     }
+
+    /// IO readiness events delivered by turns of `shard` so far (a statistic that only grows,
+    /// for the metrics).
+    fn events(&self, shard: usize) -> u64 {
+        let _ = shard;
+        0
+    }
 }
 
 impl std::fmt::Debug for dyn IoDriver {

@@ -45,9 +45,13 @@ mod imp {
     }
 
     impl<T> Stealer<T> {
-        /// Moves about half of the victim's tasks into `dest` and returns one of them.
-        pub(crate) fn steal_batch_and_pop(&self, dest: &Local<T>) -> Option<T> {
-            resolve(|| self.0.steal_batch_and_pop(&dest.0))
+        /// Moves about half of the victim's tasks into `dest` and returns one of them, with
+        /// how many it took (that one included; for the metrics). `dest` is its worker's own
+        /// queue, which only that worker (the caller) pushes to and pops from.
+        pub(crate) fn steal_batch_and_pop(&self, dest: &Local<T>) -> Option<(T, usize)> {
+            let before = dest.0.len();
+            let t = resolve(|| self.0.steal_batch_and_pop(&dest.0))?;
+            Some((t, 1 + dest.0.len().saturating_sub(before)))
         }
         /// Takes one task (the oldest) from the victim.
         pub(crate) fn steal(&self) -> Option<T> {
@@ -55,6 +59,10 @@ mod imp {
         }
         pub(crate) fn is_empty(&self) -> bool {
             self.0.is_empty()
+        }
+        /// Tasks in the queue now (a gauge for the metrics).
+        pub(crate) fn len(&self) -> usize {
+            self.0.len()
         }
     }
 
@@ -75,7 +83,7 @@ mod imp {
         pub(crate) fn is_empty(&self) -> bool {
             self.0.is_empty()
         }
-        /// How many tasks wait (a snapshot, for the trace's counters).
+        /// Tasks in the queue now (a gauge for the metrics and the trace's counters).
         pub(crate) fn len(&self) -> usize {
             self.0.len()
         }
@@ -110,7 +118,7 @@ mod imp {
     }
 
     impl<T> Stealer<T> {
-        pub(crate) fn steal_batch_and_pop(&self, dest: &Local<T>) -> Option<T> {
+        pub(crate) fn steal_batch_and_pop(&self, dest: &Local<T>) -> Option<(T, usize)> {
             let mut src = self.0.lock().unwrap();
             let first = src.pop_front()?;
             let n = src.len() / 2;
@@ -118,13 +126,16 @@ mod imp {
             drop(src);
             let mut d = dest.0.lock().unwrap();
             d.extend(batch);
-            Some(first)
+            Some((first, 1 + n))
         }
         pub(crate) fn steal(&self) -> Option<T> {
             self.0.lock().unwrap().pop_front()
         }
         pub(crate) fn is_empty(&self) -> bool {
             self.0.lock().unwrap().is_empty()
+        }
+        pub(crate) fn len(&self) -> usize {
+            self.0.lock().unwrap().len()
         }
     }
 

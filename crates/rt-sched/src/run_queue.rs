@@ -43,6 +43,11 @@ impl<T> RunQueue<T> {
             .and_then(|q| q.pop_front())
     }
 
+    /// Tasks queued now (a gauge for the metrics; 0 once closed).
+    pub(crate) fn len(&self) -> usize {
+        self.queue.lock().unwrap().as_ref().map_or(0, |q| q.len())
+    }
+
     pub(crate) fn has_work(&self) -> bool {
         self.queue
             .lock()

@@ -43,6 +43,8 @@ pub struct Builder {
     /// Stall detection (`crate::stall`'s builder methods).
     pub(crate) stall_threshold: Option<Duration>,
     pub(crate) on_stall: Option<rt_sched::stall::StallCallback>,
+    /// `poll_time_histogram` (in `metrics.rs`).
+    pub(crate) poll_time_histogram: bool,
 }
 
 impl std::fmt::Debug for Builder {
@@ -63,6 +65,7 @@ impl std::fmt::Debug for Builder {
             .field("start_paused", &self.start_paused)
             .field("trace_file", &self.trace_file)
             .field("stall_threshold", &self.stall_threshold)
+            .field("poll_time_histogram", &self.poll_time_histogram)
             .finish_non_exhaustive()
     }
 }
@@ -117,6 +120,10 @@ impl rt_sched::IoDriver for WorkerDrivenIo {
         self.0.turns(shard)
     }
 
+    fn events(&self, shard: usize) -> u64 {
+        self.0.events(shard)
+    }
+
     fn has_sources(&self, shard: usize) -> bool {
         self.0.has_sources(shard)
     }
@@ -152,6 +159,7 @@ impl Builder {
             trace_file: None,
             stall_threshold: Some(rt_sched::stall::DEFAULT_STALL_THRESHOLD),
             on_stall: None,
+            poll_time_histogram: false,
         }
     }
 
@@ -438,6 +446,7 @@ impl Builder {
                     global_queue_interval: self.global_queue_interval,
                     event_interval: self.event_interval,
                     stall: self.stall_config(),
+                    histograms: self.poll_time_histogram,
                 });
                 let mt = crate::trace_file::attach(mt, &pool, &trace);
                 let h = mt.handle().clone();

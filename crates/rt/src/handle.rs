@@ -155,18 +155,9 @@ impl Handle {
         crate::dump::capture(&self.inner.scheduler)
     }
 
-    /// Scheduler counters (polls, schedules, steals, parks, unparks per worker).
-    pub fn metrics(&self) -> rt_sched::metrics::Metrics {
-        match &self.inner.scheduler {
-            Scheduler::MultiThread(h) => h.metrics(),
-            Scheduler::CurrentThread(h) => rt_sched::metrics::Metrics {
-                workers: vec![rt_sched::metrics::WorkerMetrics {
-                    polls: h.polls(),
-                    ..Default::default()
-                }],
-                live_tasks: h.live_tasks(),
-                stalls: 0,
-            },
-        }
+    /// A snapshot of the runtime's metrics (tokio's `Handle::metrics`); see
+    /// [`RuntimeMetrics`](crate::runtime::RuntimeMetrics) and the README's "Metrics".
+    pub fn metrics(&self) -> crate::runtime::RuntimeMetrics {
+        crate::metrics::snapshot(self)
     }
 }

@@ -59,10 +59,7 @@ pub use rt_io::net;
 /// Timers: `sleep`, `timeout`, `interval`.
 pub use rt_io::time;
 
-/// Scheduler counters (see [`Runtime::metrics`]).
-pub mod metrics {
-    pub use rt_sched::metrics::{Metrics, WorkerMetrics};
-}
+pub mod metrics;
 
 /// Synchronisation primitives and channels, usable from any runtime.
 pub mod sync {

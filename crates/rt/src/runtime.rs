@@ -12,6 +12,7 @@ use rt_sched::{blocking, current_thread, multi_thread};
 use crate::context::{self, EnterGuard};
 pub use crate::flavor::RuntimeFlavor;
 pub use crate::handle::Handle;
+pub use crate::metrics::RuntimeMetrics;
 pub use crate::unhandled::UnhandledPanic;
 pub use crate::Builder;
 
@@ -143,8 +144,8 @@ impl Runtime {
         self.handle.dump()
     }
 
-    /// Scheduler counters.
-    pub fn metrics(&self) -> rt_sched::metrics::Metrics {
+    /// A snapshot of the runtime's metrics; see [`Handle::metrics`].
+    pub fn metrics(&self) -> RuntimeMetrics {
         self.handle.metrics()
     }
 

@@ -563,7 +563,8 @@ impl<S: Schedule> OwnedTasks<S> {
         } else {
             // SAFETY: `task` holds a reference, so the header is live.
             let index = unsafe { task.raw.header_ptr().as_ref() }.owned_slot;
-            self.give_index(usize::MAX, index);
+            // SAFETY: an out-of-range hint: the shared cache, under its lock, from any thread.
+            unsafe { self.give_index(usize::MAX, index) };
             drop(task);
         }
     }

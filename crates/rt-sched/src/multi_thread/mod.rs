@@ -81,8 +81,9 @@
 //! S5. `LocalSet` tasks are not taken over: they never leave their thread.
 
 mod running;
-mod trace_hooks;
+mod snapshot;
 mod takeover;
+mod trace_hooks;
 mod worker;
 
 use std::future::Future;
@@ -98,7 +99,7 @@ use rt_core::task::{JoinHandle, Notified, OwnedTasks, Schedule, Task};
 
 use crate::idle::{Idle, Notify};
 use crate::lifo::LifoSlot;
-use crate::metrics::{self, Counters, Metrics};
+use crate::metrics::Counters;
 use crate::park::{Parker, Unparker};
 use crate::queue::{Injector, Local, Stealer};
 use crate::stall::PollStamp;
@@ -124,6 +125,9 @@ pub struct Config {
     /// Stall detection and take-over (`None`: off, no monitor thread). See "Stalls" in the
     /// module docs.
     pub stall: Option<crate::stall::StallConfig>,
+    /// Record per-worker poll-time and schedule-latency histograms (two clock reads per poll;
+    /// see `crate::metrics`).
+    pub histograms: bool,
 }
 
 impl Config {
@@ -138,6 +142,7 @@ impl Config {
             global_queue_interval: crate::DEFAULT_GLOBAL_QUEUE_INTERVAL,
             event_interval: crate::DEFAULT_EVENT_INTERVAL,
             stall: None,
+            histograms: false,
         }
     }
 }
@@ -231,7 +236,7 @@ impl MultiThread {
             unparkers: parkers.iter().map(|p| p.unparker().clone()).collect(),
             idle: Idle::new(n),
             owned: OwnedTasks::new(n),
-            counters: metrics::counters(n),
+            counters: Counters::new(n, config.histograms),
             shutdown: AtomicBool::new(false),
             frame_pool: config.frame_pool,
             io_driver: config.io_driver.clone(),
@@ -416,6 +421,7 @@ impl Handle {
             tracing::trace!(task.id = id.as_u64(), "spawn");
             self.shared.trace_spawn(id, &meta);
             if let Some(n) = notified {
+                self.shared.counters.spawned(hint);
                 match cx {
                     Some(cx) => cx.schedule_local(n, false),
                     None => self.shared.schedule_remote(self, n),
@@ -441,15 +447,6 @@ impl Handle {
     #[doc(hidden)]
     pub fn takeover_step(&self, worker: usize) -> bool {
         takeover::step(&self.shared, worker)
-    }
-
-    /// A copy of the counters.
-    pub fn metrics(&self) -> Metrics {
-        Metrics {
-            workers: self.shared.counters.iter().map(|c| c.snapshot()).collect(),
-            live_tasks: self.shared.owned.len(),
-            stalls: self.shared.takeover.as_ref().map_or(0, |t| t.stalls()),
-        }
     }
 
     /// Makes an unhandled panic in a task shut the scheduler down, after giving its payload to
@@ -524,6 +521,8 @@ impl Shared {
     }
 
     fn schedule_remote(&self, handle: &Handle, task: Notified<Handle>) {
+        self.counters.scheduled(&task, usize::MAX);
+        self.counters.injected();
         self.injector.push(task);
         if self.is_shutdown() {
             // Shutdown may already have drained the injector: nobody will run this task (the

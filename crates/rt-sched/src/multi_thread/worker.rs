@@ -199,6 +199,7 @@ impl WorkerContext {
     /// A spawn or wake from a task running on this worker.
     pub(crate) fn schedule_local(&self, task: Notified<Handle>, is_yield: bool) {
         self.counters().local_schedule();
+        self.shared().counters.scheduled(&task, self.index);
         if self.parked_turn.get() == 1 {
             // Parked, and our driver turn woke this task: hold auto-advance back until we
             // leave the sleepers list for it (`Shared::all_idle`).
@@ -254,14 +255,14 @@ impl WorkerContext {
             // Idle rule 3: we were the last searcher; keep someone looking.
             self.shared().notify_parked();
         }
-        self.counters().poll();
         if rt_core::OBSERVE {
             self.shared().stamps[self.index].enter(task.id(), task.meta_word());
         }
-        match &self.trace {
-            Some(t) if rt_core::OBSERVE => t.run(task),
-            _ => task.run(),
-        }
+        let trace = self.trace.as_ref().filter(|_| rt_core::OBSERVE);
+        self.shared().counters.run(self.index, task, |task| match trace {
+            Some(t) => t.run(task),
+            None => task.run(),
+        });
     }
 
     fn next_task(&self) -> Option<Notified<Handle>> {
@@ -277,6 +278,7 @@ impl WorkerContext {
         if self.lifo_polls.get() < MAX_LIFO_POLLS {
             if let Some(t) = self.lifo().take() {
                 self.lifo_polls.set(self.lifo_polls.get() + 1);
+                self.counters().lifo_hit();
                 return Some(t);
             }
         }
@@ -288,7 +290,7 @@ impl WorkerContext {
             self.counters().remote_schedule();
             return Some(t);
         }
-        self.lifo().take()
+        self.lifo().take().inspect(|_| self.counters().lifo_hit())
     }
 
     fn next_rand(&self, n: usize) -> usize {
@@ -318,8 +320,8 @@ impl WorkerContext {
                 if victim == self.index {
                     continue;
                 }
-                if let Some(t) = shared.stealers[victim].steal_batch_and_pop(&self.local) {
-                    self.counters().steal();
+                if let Some((t, n)) = shared.stealers[victim].steal_batch_and_pop(&self.local) {
+                    self.counters().steal(n);
                     if let Some(tr) = self.trace.as_ref().filter(|_| rt_core::OBSERVE) {
                         tr.steal(victim);
                     }
@@ -366,11 +368,12 @@ impl WorkerContext {
             // Idle rule 4.
             shared.notify_if_work_pending();
         }
-        self.counters().park();
         let _unpark = (self.trace.as_ref().filter(|_| rt_core::OBSERVE))
             .map(crate::trace::WorkerTrace::parked);
-        let mut trimmed = false;
         let parked_at = std::time::Instant::now();
+        // Ends the busy period now; the next one starts when this guard drops (we wake).
+        let _busy = self.counters().park(shared.counters.epoch(), parked_at);
+        let mut trimmed = false;
         loop {
             if shared.is_shutdown() {
                 return;
@@ -531,6 +534,7 @@ impl WorkerContext {
             return None;
         }
         if let Some(t) = self.lifo().take() {
+            self.counters().lifo_hit();
             return Some(t);
         }
         self.local.pop()

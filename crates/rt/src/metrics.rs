@@ -1,0 +1,85 @@
+//! Runtime metrics: [`Runtime::metrics`](crate::Runtime::metrics) and
+//! [`Handle::metrics`](crate::Handle::metrics) return a [`RuntimeMetrics`] snapshot.
+//!
+//! On by default and cheap (a relaxed load + store on the worker's own cache line per event, a
+//! clock read only when a worker parks or wakes): per worker, polls, steals (operations and
+//! tasks), parks, unparks, busy time, local queue depth, LIFO-slot hits, reactor turns and
+//! events; runtime-wide, injector depth, live and spawned tasks, tasks scheduled from outside,
+//! blocking threads (live / idle) and blocking queue depth. Every field's unit is in its docs;
+//! counters only grow.
+//!
+//! Opt-in ([`Builder::poll_time_histogram`](crate::Builder::poll_time_histogram)): a poll-time
+//! histogram and a schedule-latency histogram (spawn or wake to poll) per worker, with
+//! [`HISTOGRAM_BUCKETS`] fixed log2 buckets: bucket 0 is below 1.024 µs, each next bucket is
+//! twice as wide, the last one is 4.29 s and up ([`histogram_bucket_range`]). They read the
+//! clock twice per poll.
+//!
+//! ```
+//! let rt = rt::Builder::new_multi_thread().worker_threads(2).build()?;
+//! rt.block_on(rt.spawn(async {}))?;
+//! let m = rt.metrics();
+//! assert_eq!(m.num_workers(), 2);
+//! assert!(m.spawned_tasks_count() >= 1);
+//! let polls: u64 = (0..m.num_workers()).map(|w| m.worker_poll_count(w)).sum();
+//! assert!(polls >= 1);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub use rt_sched::metrics::{
+    histogram_bucket_range, Histogram, Metrics, WorkerMetrics, HISTOGRAM_BUCKETS,
+    HISTOGRAM_FIRST_BUCKET_NS,
+};
+
+/// tokio's name for the snapshot [`Runtime::metrics`](crate::Runtime::metrics) returns
+/// (also at `rt::runtime::RuntimeMetrics`).
+pub type RuntimeMetrics = Metrics;
+
+/// The scheduler's metrics joined with the blocking pool's.
+pub(crate) fn snapshot(handle: &crate::Handle) -> RuntimeMetrics {
+    use crate::handle::Scheduler;
+    let inner = &handle.inner;
+    let mut m = match &inner.scheduler {
+        Scheduler::MultiThread(h) => h.metrics(),
+        Scheduler::CurrentThread(h) => h.metrics(),
+    };
+    let (threads, idle, queued) = inner.blocking.load();
+    m.blocking_threads = threads;
+    m.idle_blocking_threads = idle;
+    m.blocking_queue_depth = queued;
+    m
+}
+
+impl crate::Builder {
+    /// Records, per worker, a poll-time histogram and a schedule-latency histogram (time from
+    /// a task's spawn or wake to the start of its next poll); default `false`. They cost two
+    /// clock reads per poll and a side-table entry per wake, so they are opt-in. Read them
+    /// through [`RuntimeMetrics::poll_time_histogram_bucket_count`] and
+    /// [`RuntimeMetrics::schedule_latency_histogram_bucket_count`] (buckets: see the
+    /// [`metrics`](crate::metrics) module). Multi-thread runtimes only: the current-thread
+    /// flavour ignores it.
+    ///
+    /// ```
+    /// let rt = rt::Builder::new_multi_thread()
+    ///     .worker_threads(1)
+    ///     .poll_time_histogram(true)
+    ///     .build()?;
+    /// rt.block_on(rt.spawn(async {}))?;
+    /// let m = rt.metrics();
+    /// assert!(m.poll_time_histogram_enabled());
+    /// for b in 0..m.poll_time_histogram_num_buckets() {
+    ///     let range = m.poll_time_histogram_bucket_range(b);
+    ///     let polls = m.poll_time_histogram_bucket_count(0, b);
+    ///     println!("{range:?}: {polls} polls");
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn poll_time_histogram(&mut self, enabled: bool) -> &mut crate::Builder {
+        self.poll_time_histogram = enabled;
+        self
+    }
+
+    /// tokio's name for [`Builder::poll_time_histogram`](crate::Builder::poll_time_histogram)`(true)`.
+    pub fn enable_metrics_poll_time_histogram(&mut self) -> &mut crate::Builder {
+        self.poll_time_histogram(true)
+    }
+}
