@@ -43,7 +43,7 @@ impl<T> RunQueue<T> {
             .and_then(|q| q.pop_front())
     }
 
-    /// Tasks queued now (a gauge for the metrics; 0 once closed).
+    /// Tasks queued now (a gauge for the metrics and the trace's counters; 0 once closed).
     pub(crate) fn len(&self) -> usize {
         self.queue.lock().unwrap().as_ref().map_or(0, |q| q.len())
     }
@@ -54,11 +54,6 @@ impl<T> RunQueue<T> {
             .unwrap()
             .as_ref()
             .is_some_and(|q| !q.is_empty())
-    }
-
-    /// How many tasks wait (a snapshot, for the trace's counters).
-    pub(crate) fn len(&self) -> usize {
-        self.queue.lock().unwrap().as_ref().map_or(0, VecDeque::len)
     }
 
     /// Closes the queue and drops what it held, outside the lock (a dropped task may wake
