@@ -10,7 +10,8 @@
 //! What the dump shows here: `ticker` idle between ticks (its poll count grows), three
 //! `conn-N` tasks idle on a channel, one `lost` task marked "no waker" (it awaits a future that
 //! dropped its waker: nothing can ever wake it), one `busy` task running on a worker (it blocks
-//! its thread, as a stalled task would), and one unnamed task listed by its spawn location.
+//! its thread: the stall monitor reports it on stderr, by name and spawn location, after
+//! 100 ms), and one unnamed task listed by its spawn location.
 //! (The `main` future waiting for the signal is `block_on`'s, not a task: it is not listed.)
 
 use std::time::Duration;
@@ -77,8 +78,28 @@ fn main() -> std::io::Result<()> {
     serve(args.iter().any(|a| a == "--wait"))
 }
 
-#[rt::main(worker_threads = 2)]
-async fn serve(wait: bool) -> std::io::Result<()> {
+fn serve(wait: bool) -> std::io::Result<()> {
+    // Stall detection is on by default (100 ms); `on_stall` prints each report. The `busy`
+    // task below trips it: one report while it blocks, while the other worker's substitute
+    // keeps serving what that worker held.
+    rt::Builder::new_multi_thread()
+        .worker_threads(2)
+        .on_stall(|info: &rt::StallInfo| {
+            eprintln!(
+                "stall: task {} {:?} spawned at {} has blocked worker {} for {:?}{}",
+                info.task_id(),
+                info.name().unwrap_or("-"),
+                info.location(),
+                info.worker(),
+                info.elapsed(),
+                if info.ended() { " (ended)" } else { "" },
+            )
+        })
+        .build()?
+        .block_on(services(wait))
+}
+
+async fn services(wait: bool) -> std::io::Result<()> {
     let mut quit = signal(SignalKind::quit())?;
     println!(
         "pid {}: send SIGQUIT (Ctrl-\\) for a task dump",
@@ -116,8 +137,8 @@ async fn serve(wait: bool) -> std::io::Result<()> {
     });
 
     if !wait {
-        // Ask for one dump, as an operator would.
-        rt::time::sleep(Duration::from_millis(100)).await;
+        // Ask for one dump, as an operator would (after the stall report).
+        rt::time::sleep(Duration::from_millis(300)).await;
         std::process::Command::new("kill")
             .args(["-QUIT", &std::process::id().to_string()])
             .status()?;

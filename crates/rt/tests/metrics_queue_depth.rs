@@ -23,6 +23,8 @@ fn local_queue_depth_counts_spawned_tasks() {
 fn injector_depth_counts_remote_spawns() {
     let rt = rt::Builder::new_multi_thread()
         .worker_threads(1)
+        // The worker is held in a poll on purpose: no take-over may drain the injector.
+        .stall_threshold(None)
         .build()
         .unwrap();
     let (started_tx, started_rx) = mpsc::channel::<()>();

@@ -29,7 +29,11 @@ impl Handle {
             if let Some(mut t) = TaskSnapshot::of(h, 1) {
                 if t.running {
                     let id = Some(t.id.as_u64());
-                    t.worker = self.shared.stamps.iter().position(|s| s.running_task() == id);
+                    t.worker = self
+                        .shared
+                        .stamps
+                        .iter()
+                        .position(|s| s.running_task() == id);
                 }
                 tasks.push(t);
             }

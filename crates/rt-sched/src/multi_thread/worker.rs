@@ -259,10 +259,12 @@ impl WorkerContext {
             self.shared().stamps[self.index].enter(task.id(), task.meta_word());
         }
         let trace = self.trace.as_ref().filter(|_| rt_core::OBSERVE);
-        self.shared().counters.run(self.index, task, |task| match trace {
-            Some(t) => t.run(task),
-            None => task.run(),
-        });
+        self.shared()
+            .counters
+            .run(self.index, task, |task| match trace {
+                Some(t) => t.run(task),
+                None => task.run(),
+            });
     }
 
     fn next_task(&self) -> Option<Notified<Handle>> {
