@@ -59,10 +59,10 @@
 //!    side record, so a stall report can read a name without touching a freed record. It orders
 //!    only those reads against the frees, in no protocol a model checks; the models spawn
 //!    unnamed tasks, which never touch it.
-//! 10. **The poll stamps** (rt-sched `stall.rs`): [`unmodelled`] atomics, like the statistics of
-//!    2. The stall monitor and a take-over thread only read them as a hint (has this worker's
-//!    poll moved?); which thread runs a task is decided by the LIFO slot's swap and the queues,
-//!    which loom sees.
+//! 10. **The poll stamps** (rt-sched `stall.rs`): [`unmodelled`] atomics, like the statistics
+//!     of exception 2. The stall monitor and a take-over thread only read them as a hint (has this worker's
+//!     poll moved?); which thread runs a task is decided by the LIFO slot's swap and the queues,
+//!     which loom sees.
 //!
 //! Nothing else: no branch, retry or ordering that exists in one build and not in the other.
 
