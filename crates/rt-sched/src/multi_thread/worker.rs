@@ -542,9 +542,18 @@ impl WorkerContext {
         self.local.pop()
     }
 
-    /// Every `event_interval` ticks: let IO and timers in even while this worker is busy.
+    /// Every `event_interval` ticks: let IO and timers in even while this worker is busy; and
+    /// serve any other worker's shard that took no turn since we last looked while its owner
+    /// is not parked (descheduled by the OS, or in a long poll), whose sockets' events would
+    /// otherwise wait for that owner (`watch_others`; an idle worker does the same from its
+    /// park, `park_in_driver`).
     fn poll_driver_on_interval(&self) {
         self.turn_driver_nonblocking();
+        if self.owns_shard {
+            if let Some(driver) = self.shared().io_driver.as_deref() {
+                self.watch_others(driver);
+            }
+        }
     }
 
     /// One non-blocking turn of the IO driver, if there is one and no other thread drives it.
