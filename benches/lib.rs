@@ -130,6 +130,39 @@ pub async fn yield_now() {
     .await
 }
 
+/// The yield_many workload on rt, run inside a task or `block_on`: `tasks` tasks each yield
+/// `yields` times; returns once all have finished.
+pub async fn rt_yielders(tasks: usize, yields: usize) {
+    let hs: Vec<_> = (0..tasks)
+        .map(|_| {
+            rt::spawn(async move {
+                for _ in 0..yields {
+                    rt::task::yield_now().await;
+                }
+            })
+        })
+        .collect();
+    for h in hs {
+        h.await.unwrap();
+    }
+}
+
+/// [`rt_yielders`] on tokio.
+pub async fn tokio_yielders(tasks: usize, yields: usize) {
+    let hs: Vec<_> = (0..tasks)
+        .map(|_| {
+            tokio::spawn(async move {
+                for _ in 0..yields {
+                    tokio::task::yield_now().await;
+                }
+            })
+        })
+        .collect();
+    for h in hs {
+        h.await.unwrap();
+    }
+}
+
 /// The three contestants of the peer benchmarks (`peers.rs`, `scaling.rs`): rt, tokio and the
 /// `async-executor` peer, each with the same number of worker threads.
 pub struct Runtimes {

@@ -19,20 +19,7 @@ const YIELDS: usize = 500;
 const SPAWNS: usize = 20_000;
 
 fn rt_yield_many(rt: &rt::Runtime) {
-    rt.block_on(async {
-        let hs: Vec<_> = (0..YIELD_TASKS)
-            .map(|_| {
-                rt::spawn(async {
-                    for _ in 0..YIELDS {
-                        rt::task::yield_now().await;
-                    }
-                })
-            })
-            .collect();
-        for h in hs {
-            h.await.unwrap();
-        }
-    });
+    rt.block_on(rt_benches::rt_yielders(YIELD_TASKS, YIELDS));
 }
 
 fn rt_spawn_many(rt: &rt::Runtime) {
@@ -49,20 +36,7 @@ fn rt_spawn_many(rt: &rt::Runtime) {
 }
 
 fn tokio_yield_many(rt: &tokio::runtime::Runtime) {
-    rt.block_on(async {
-        let hs: Vec<_> = (0..YIELD_TASKS)
-            .map(|_| {
-                tokio::spawn(async {
-                    for _ in 0..YIELDS {
-                        tokio::task::yield_now().await;
-                    }
-                })
-            })
-            .collect();
-        for h in hs {
-            h.await.unwrap();
-        }
-    });
+    rt.block_on(rt_benches::tokio_yielders(YIELD_TASKS, YIELDS));
 }
 
 fn tokio_spawn_many(rt: &tokio::runtime::Runtime) {

@@ -30,18 +30,7 @@ fn runtime(trace: Option<&Path>) -> rt::Runtime {
 fn yield_many_rt(rt: &rt::Runtime) -> Duration {
     rt.block_on(async {
         let start = Instant::now();
-        let hs: Vec<_> = (0..TASKS)
-            .map(|_| {
-                rt::spawn(async {
-                    for _ in 0..YIELDS {
-                        rt::task::yield_now().await;
-                    }
-                })
-            })
-            .collect();
-        for h in hs {
-            h.await.unwrap();
-        }
+        rt_benches::rt_yielders(TASKS, YIELDS).await;
         start.elapsed()
     })
 }
@@ -49,18 +38,7 @@ fn yield_many_rt(rt: &rt::Runtime) -> Duration {
 fn yield_many_tokio(rt: &tokio::runtime::Runtime) -> Duration {
     rt.block_on(async {
         let start = Instant::now();
-        let hs: Vec<_> = (0..TASKS)
-            .map(|_| {
-                tokio::spawn(async {
-                    for _ in 0..YIELDS {
-                        tokio::task::yield_now().await;
-                    }
-                })
-            })
-            .collect();
-        for h in hs {
-            h.await.unwrap();
-        }
+        rt_benches::tokio_yielders(TASKS, YIELDS).await;
         start.elapsed()
     })
 }

@@ -3,10 +3,10 @@
 //! A worker writes its stamp at the start of every poll — the running task's id and a poll
 //! sequence number packed in one word, plus a copy of the task's meta word (name and spawn
 //! location, `rt_core::task::MetaWord`) — with relaxed stores to a cache line only it writes,
-//! and no clock read. When it parks it clears the id ("not in a poll"). The monitor thread
-//! (`multi_thread/takeover.rs`) samples the stamps with its own clock and times how long each
-//! has stood still: a stamp that names a task and has not moved for longer than the threshold
-//! is a poll that is still running, i.e. a stall.
+//! and no clock read. When it runs out of tasks it clears the id ("not in a poll"). The
+//! monitor thread (`multi_thread/takeover.rs`) samples the stamps with its own clock and
+//! times how long each has stood still: a stamp that names a task and has not moved for
+//! longer than the threshold is a poll that is still running, i.e. a stall.
 //!
 //! The stamp is a hint, not a protocol (`rt_core::sync`'s exception 9): no task's fate depends
 //! on it, only when a report is made and when a take-over thread stops helping.
@@ -62,7 +62,8 @@ impl PollStamp {
         self.meta.store(meta.into_usize(), Relaxed);
     }
 
-    /// The worker is not polling (it parks).
+    /// The worker is not polling (it ran out of tasks; `run_loop`, before it looks further or
+    /// parks).
     #[inline]
     pub fn idle(&self) {
         let w = self.word.load(Relaxed);

@@ -358,9 +358,6 @@ impl WorkerContext {
         if !self.local.is_empty() {
             return;
         }
-        if rt_core::OBSERVE {
-            shared.stamps[self.index].idle();
-        }
         let was_searching = self.is_searching.replace(false);
         if shared
             .idle
