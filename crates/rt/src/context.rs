@@ -49,6 +49,20 @@ impl Drop for EnterGuard {
     }
 }
 
+/// Runs `f` with the current runtime's handle, borrowed: no reference-count traffic on the
+/// handle (`rt::spawn` takes this path; a clone and its drop were two read-modify-writes per
+/// spawn). `None` outside a runtime. As in tokio's `with_current`, the borrow is held while `f`
+/// runs, so `f` must not enter a runtime on this thread (a spawn does not: the one future it may
+/// drop, refused at shutdown, is `Send` and so holds no `EnterGuard`, and its drop runs under
+/// `catch_unwind`).
+#[inline]
+pub(crate) fn with_current<R>(f: impl FnOnce(&Handle) -> R) -> Option<R> {
+    CURRENT_RUNTIME
+        .try_with(|c| c.borrow().as_ref().map(f))
+        .ok()
+        .flatten()
+}
+
 pub(crate) fn try_current() -> Option<Handle> {
     CURRENT_RUNTIME
         .try_with(|c| c.borrow().clone())

@@ -78,8 +78,11 @@ where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
-    match context::try_current() {
-        Some(h) => h.spawn(future),
+    // Borrowed, not cloned: `#[track_caller]` does not reach through the closure, so the
+    // caller's location is taken here.
+    let meta = rt_core::task::SpawnMeta::caller();
+    match context::with_current(|h| h.spawn_with(future, meta)) {
+        Some(join) => join,
         None => panic!(
             "rt::spawn called outside of an rt runtime: call it from a task, inside \
              Runtime::block_on or #[rt::main], or spawn through a Handle \
