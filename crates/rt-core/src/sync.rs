@@ -50,7 +50,7 @@
 //!    Its reference count takes part in no protocol a model checks; the state inside it does,
 //!    and that comes from this shim.
 //! 8. **The trace export** (rt-sched `trace/`, `Builder::trace_file`): its writer thread, the
-//!    lock-protected buffer of non-worker threads and the thread-local track ids are std's. It
+//!    lock-protected buffer of non-worker threads and the thread-local track ids and poll depths are std's. It
 //!    is a diagnostic that takes part in no protocol (no worker ever waits on it, and under loom
 //!    it is never switched on); the one lock-free part, the per-worker ring (`trace/ring.rs`),
 //!    uses this shim's atomics and cells and is modelled in `loom-tests/tests/trace_ring.rs`.

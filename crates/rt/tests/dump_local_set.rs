@@ -50,7 +50,13 @@ fn current_thread_lists_local_tasks_running_on_worker_0() {
     let t = find(&d, dumper);
     assert_eq!(t.name(), Some("local-dumper"));
     assert!(
-        matches!(t.state(), TaskState::Running { worker: Some(0), .. }),
+        matches!(
+            t.state(),
+            TaskState::Running {
+                worker: Some(0),
+                ..
+            }
+        ),
         "{d}"
     );
     let t = find(&d, waiting);

@@ -79,7 +79,11 @@ fn a_blocking_task_is_reported_while_running_then_ended() {
     assert!(end[1].elapsed() >= first.elapsed());
     assert_eq!(rt.metrics().stalls, 1);
     drop(rt);
-    assert_eq!(log.lock().unwrap().len(), 2, "a stall is reported once, then ended once");
+    assert_eq!(
+        log.lock().unwrap().len(),
+        2,
+        "a stall is reported once, then ended once"
+    );
 
     let trace = Trace::check(&path);
     let stall = trace
