@@ -328,21 +328,23 @@ impl<F: Future> Future for RunUntil<'_, F> {
         if let Poll::Ready(out) = fut.poll(cx) {
             return Poll::Ready(out);
         }
-        if !rt_core::OBSERVE {
-            run_tasks(shared, None, None);
+        let ran = if !rt_core::OBSERVE {
+            run_tasks(shared, None, None)
         } else {
             let trace = shared.trace();
             crate::stall::with_thread_stamp(|stamp| {
                 let enclosing = stamp.map(crate::stall::PollStamp::sample);
-                if run_tasks(shared, stamp, trace) > 0 {
+                let ran = run_tasks(shared, stamp, trace);
+                if ran > 0 {
                     if let (Some(s), Some(e)) = (stamp, enclosing) {
                         s.restore(e);
                     }
                 }
-            });
-        }
+                ran
+            })
+        };
         // Out of budget with work left: let the outer scheduler run others, then come back.
-        if shared.queue.has_work() {
+        if ran == BUDGET && shared.queue.has_work() {
             cx.waker().wake_by_ref();
         }
         Poll::Pending
