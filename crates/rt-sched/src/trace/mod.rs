@@ -3,8 +3,9 @@
 //! Workers record compact binary [`ring::Event`]s — poll start and end, spawn, wake, complete,
 //! park, unpark, steal — into a fixed-size ring each ([`ring`], single producer, single
 //! consumer, no allocation per event and no lock). Other threads (the `block_on` thread, the
-//! blocking pool, a foreign thread that wakes a task, the stall monitor) record into one
-//! bounded buffer behind a lock. A writer thread (`rt-trace`) drains them every few
+//! blocking pool, a thread driving a `LocalSet`, a foreign thread that wakes a task, the stall
+//! monitor) record into one bounded buffer behind a lock; a poll recorded there inside another
+//! one (a `LocalSet` driven in a poll) is marked nested, and drawn inside the enclosing slice. A writer thread (`rt-trace`) drains them every few
 //! milliseconds and writes Chrome JSON (`writer.rs`). A full ring drops the event and counts the
 //! drop; the drops per track are written in the file's `metadata`.
 //!
