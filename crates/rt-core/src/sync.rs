@@ -63,6 +63,11 @@
 //!     of exception 2. The stall monitor and a take-over thread only read them as a hint (has this worker's
 //!     poll moved?); which thread runs a task is decided by the LIFO slot's swap and the queues,
 //!     which loom sees.
+//! 11. **The current-thread runtimes' shared stall monitor** (rt-sched `stall.rs`,
+//!     `shared_monitor`): one process-wide thread, its list of watched schedulers in a `static`
+//!     std `Mutex` with a std `Condvar`, and std `Weak` references to them (loom's primitives
+//!     cannot live in a `static`, as in 2). It only reads poll stamps (exception 10) and makes
+//!     reports; no scheduler waits on it, and the models never turn stall detection on.
 //!
 //! Nothing else: no branch, retry or ordering that exists in one build and not in the other.
 

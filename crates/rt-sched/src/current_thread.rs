@@ -9,10 +9,11 @@
 //! Stall detection (`with_stall`): the driving thread writes a poll stamp (`crate::stall`)
 //! before each task's poll and clears it after each round of tasks, so the stamp names a task
 //! only while one is polled (not while the `block_on` future is, which is no task). A
-//! `LocalSet` driven by that thread stamps its polls there too (`stall::with_thread_stamp`). A
-//! monitor thread (`rt-monitor`, started by the first `block_on`) runs the multi-thread
-//! scheduler's sampling loop (`stall::Detector`) over that one stamp and reports, as worker 0,
-//! a poll that blocks past the threshold. There is no take-over: every task of this scheduler
+//! `LocalSet` driven by that thread stamps its polls there too (`stall::with_thread_stamp`). One
+//! process-wide monitor thread (`rt-monitor`, `stall::watch`, started by the first `block_on`
+//! of the first such runtime, asleep while it watches none) samples the stamps of every
+//! current-thread runtime with the multi-thread monitor's step (`stall::Detector`) and reports,
+//! as worker 0, a poll that blocks past the threshold: a runtime costs no thread of its own. There is no take-over: every task of this scheduler
 //! runs on the thread inside `block_on`, which the stalled poll holds, and a task cannot be
 //! moved to another thread while it is being polled.
 
@@ -24,7 +25,7 @@ use std::task::{Context, Poll, Wake, Waker};
 // `MainWaker` is a `std::task::Wake` receiver, and the IO driver is a trait object; loom's
 // `Arc` can be none of these (`rt_core::sync::StdArc`, exception 7).
 use rt_core::sync::StdArc as Arc;
-use rt_core::sync::{thread, unmodelled, AtomicBool, Mutex, OnceLock, Ordering};
+use rt_core::sync::{unmodelled, AtomicBool, Mutex, OnceLock, Ordering};
 use rt_core::task::{Id, JoinHandle, Notified, OwnedTasks, Schedule, Task};
 
 use crate::park::{Parker, Unparker};
@@ -56,15 +57,24 @@ struct Shared {
     stamp: crossbeam_utils::CachePadded<PollStamp>,
     /// Stall detection, if on (`with_stall`).
     stall: Option<Detector>,
-    /// The monitor thread: not started until the first `block_on`, `Stopped` at shutdown.
-    monitor: Mutex<Monitor>,
+    /// The process-wide monitor watches the stamp (set by the first `block_on`).
+    watched: AtomicBool,
 }
 
-/// Where the current-thread scheduler's monitor thread stands.
-enum Monitor {
-    NotStarted,
-    Running(thread::JoinHandle<()>),
-    Stopped,
+impl crate::stall::Watched for Shared {
+    fn stamp(&self) -> crate::stall::StampSample {
+        self.stamp.sample()
+    }
+
+    fn detector(&self) -> &Detector {
+        self.stall
+            .as_ref()
+            .expect("watched only with stall detection on")
+    }
+
+    fn trace(&self) -> Option<&crate::trace::Recorder> {
+        Shared::trace(self)
+    }
 }
 
 impl Shared {
@@ -154,7 +164,7 @@ impl CurrentThread {
                     trace: None,
                     stamp: Default::default(),
                     stall: None,
-                    monitor: Mutex::new(Monitor::NotStarted),
+                    watched: AtomicBool::new(false),
                 }),
             },
             event_interval: crate::DEFAULT_EVENT_INTERVAL,
@@ -207,32 +217,18 @@ impl CurrentThread {
         &self.handle
     }
 
-    /// Starts the monitor thread if stall detection is on and it has not run yet. A thread
-    /// that cannot be started is reported and stall detection stays off.
+    /// Has the process-wide monitor (`stall::watch`) watch this scheduler's stamp, if stall
+    /// detection is on and it does not yet. A monitor thread that cannot be started is
+    /// reported and stall detection stays off.
     fn start_monitor(&self) {
         let shared = &self.handle.shared;
-        if shared.stall.is_none() {
+        if shared.stall.is_none() || shared.watched.swap(true, Ordering::AcqRel) {
             return;
         }
-        let mut m = shared.monitor.lock().unwrap_or_else(|e| e.into_inner());
-        if !matches!(*m, Monitor::NotStarted) {
-            return;
+        let weak: std::sync::Weak<Shared> = Arc::downgrade(shared);
+        if let Err(e) = crate::stall::watch(weak as std::sync::Weak<dyn crate::stall::Watched>) {
+            tracing::warn!(error = %e, "rt: could not start the stall monitor thread");
         }
-        let sh = shared.clone();
-        let spawned = thread::Builder::new()
-            .name("rt-monitor".into())
-            .spawn(move || {
-                if let Some(d) = &sh.stall {
-                    d.run(1, |_| sh.stamp.sample(), sh.trace(), |_, _| {}, |_, _| {});
-                }
-            });
-        *m = match spawned {
-            Ok(t) => Monitor::Running(t),
-            Err(e) => {
-                tracing::warn!(error = %e, "rt: could not start the stall monitor thread");
-                Monitor::Stopped
-            }
-        };
     }
 
     /// Runs `future` to completion on this thread, running spawned tasks meanwhile.
@@ -323,20 +319,12 @@ impl CurrentThread {
         parker.park();
     }
 
-    /// Cancels every task (each future dropped once, on this thread) and stops the stall
-    /// monitor. Idempotent.
+    /// Cancels every task (each future dropped once, on this thread) and stops stall
+    /// detection (the monitor forgets the scheduler at its next turn). Idempotent.
     pub fn shutdown(&self) {
         self.handle.close();
-        let shared = &self.handle.shared;
-        if let Some(d) = &shared.stall {
+        if let Some(d) = &self.handle.shared.stall {
             d.stop();
-            let m = std::mem::replace(
-                &mut *shared.monitor.lock().unwrap_or_else(|e| e.into_inner()),
-                Monitor::Stopped,
-            );
-            if let Monitor::Running(t) = m {
-                let _ = t.join();
-            }
         }
     }
 }

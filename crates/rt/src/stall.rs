@@ -17,8 +17,9 @@ impl Builder {
     /// reported once while it lasts and once more when it ends ([`StallInfo::ended`]).
     ///
     /// A current-thread runtime reports the polls of its tasks, and of `LocalSet` tasks driven
-    /// by its `block_on` thread, as worker 0, from a monitor thread started by its first
-    /// `block_on`; nothing is taken over there, since every task of the runtime runs on the
+    /// by its `block_on` thread, as worker 0, from one monitor thread that watches every
+    /// current-thread runtime of the process (started by the first `block_on` of the first
+    /// one, for good); nothing is taken over there, since every task of the runtime runs on the
     /// one thread the stalled poll holds. Not watched: the future given to `block_on` (it is
     /// no task), and `LocalSet`s driven by a multi-thread runtime's `block_on` thread (which
     /// is none of its workers).
