@@ -10,7 +10,8 @@
 //!
 //! Run: `scripts/observe-cost.sh` (builds the unobserved binary into `target/unobserved`, then
 //! runs this bench with `RT_UNOBSERVED_BENCH` pointing at it). Knobs: `OBSERVE_COST_ROUNDS`
-//! (default 10).
+//! (default 10). The last two workloads run on a current-thread runtime (`yield_many` as its
+//! tasks, then as `LocalSet` tasks); the others on a 2-worker multi-thread runtime.
 
 use std::process::Command;
 use std::sync::mpsc;
@@ -22,11 +23,13 @@ const YIELDS: usize = 1_000;
 const CHAIN: usize = 1_000;
 const WARMUP: usize = 3;
 const REPS: usize = 15;
-const WORKLOADS: [&str; 4] = [
+const WORKLOADS: [&str; 6] = [
     "spawn_many_local",
     "yield_many",
     "chained_spawn",
     "ping_pong",
+    "yield_many_current_thread",
+    "yield_many_local_set",
 ];
 
 fn runtime() -> rt::Runtime {
@@ -69,6 +72,31 @@ fn yield_many(rt: &rt::Runtime) {
     })
 }
 
+/// `yield_many` on a current-thread runtime (its poll stamp, its stall monitor).
+fn yield_many_current_thread(rt: &rt::Runtime) {
+    yield_many(rt)
+}
+
+/// `yield_many` as `LocalSet` tasks on a current-thread runtime (the set's observer, its
+/// stamp around each poll).
+fn yield_many_local_set(rt: &rt::Runtime) {
+    let local = rt::task::LocalSet::new();
+    local.block_on(rt, async {
+        let hs: Vec<_> = (0..YIELD_TASKS)
+            .map(|_| {
+                rt::task::spawn_local(async {
+                    for _ in 0..YIELDS {
+                        rt::task::yield_now().await;
+                    }
+                })
+            })
+            .collect();
+        for h in hs {
+            h.await.unwrap();
+        }
+    })
+}
+
 fn chain(n: usize, tx: mpsc::SyncSender<()>) {
     if n == 0 {
         tx.send(()).unwrap();
@@ -85,12 +113,18 @@ fn chained_spawn(rt: &rt::Runtime) {
 
 /// Child mode: runs `workload` and prints the median time of `REPS` runs in nanoseconds.
 fn child(workload: &str) {
-    let rt = runtime();
+    let rt = if workload.ends_with("current_thread") || workload.ends_with("local_set") {
+        rt::Builder::new_current_thread().build().unwrap()
+    } else {
+        runtime()
+    };
     let run: fn(&rt::Runtime) = match workload {
         "spawn_many_local" => spawn_many_local,
         "yield_many" => yield_many,
         "chained_spawn" => chained_spawn,
         "ping_pong" => rt_benches::ping_pong::rt,
+        "yield_many_current_thread" => yield_many_current_thread,
+        "yield_many_local_set" => yield_many_local_set,
         other => panic!("unknown workload {other:?}; expected one of {WORKLOADS:?}"),
     };
     for _ in 0..WARMUP {

@@ -50,7 +50,7 @@
 //!    Its reference count takes part in no protocol a model checks; the state inside it does,
 //!    and that comes from this shim.
 //! 8. **The trace export** (rt-sched `trace/`, `Builder::trace_file`): its writer thread, the
-//!    lock-protected buffer of non-worker threads and the thread-local track ids are std's. It
+//!    lock-protected buffer of non-worker threads and the thread-local track ids and poll depths are std's. It
 //!    is a diagnostic that takes part in no protocol (no worker ever waits on it, and under loom
 //!    it is never switched on); the one lock-free part, the per-worker ring (`trace/ring.rs`),
 //!    uses this shim's atomics and cells and is modelled in `loom-tests/tests/trace_ring.rs`.
@@ -63,6 +63,11 @@
 //!     of exception 2. The stall monitor and a take-over thread only read them as a hint (has this worker's
 //!     poll moved?); which thread runs a task is decided by the LIFO slot's swap and the queues,
 //!     which loom sees.
+//! 11. **The current-thread runtimes' shared stall monitor** (rt-sched `stall.rs`,
+//!     `shared_monitor`): one process-wide thread, its list of watched schedulers in a `static`
+//!     std `Mutex` with a std `Condvar`, and std `Weak` references to them (loom's primitives
+//!     cannot live in a `static`, as in 2). It only reads poll stamps (exception 10) and makes
+//!     reports; no scheduler waits on it, and the models never turn stall detection on.
 //!
 //! Nothing else: no branch, retry or ordering that exists in one build and not in the other.
 

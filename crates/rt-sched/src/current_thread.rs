@@ -5,6 +5,17 @@
 //! wake from another thread unparks the driver. The driver polls the `block_on` future when it
 //! was woken, and between those polls runs up to `event_interval` (61 by default) queued tasks,
 //! so neither starves the other; every `event_interval`th round it also turns the IO driver.
+//!
+//! Stall detection (`with_stall`): the driving thread writes a poll stamp (`crate::stall`)
+//! before each task's poll and clears it after each round of tasks, so the stamp names a task
+//! only while one is polled (not while the `block_on` future is, which is no task). A
+//! `LocalSet` driven by that thread stamps its polls there too (`stall::with_thread_stamp`). One
+//! process-wide monitor thread (`rt-monitor`, `stall::watch`, started by the first `block_on`
+//! of the first such runtime, asleep while it watches none) samples the stamps of every
+//! current-thread runtime with the multi-thread monitor's step (`stall::Detector`) and reports,
+//! as worker 0, a poll that blocks past the threshold: a runtime costs no thread of its own. There is no take-over: every task of this scheduler
+//! runs on the thread inside `block_on`, which the stalled poll holds, and a task cannot be
+//! moved to another thread while it is being polled.
 
 use std::future::Future;
 use std::pin::pin;
@@ -19,6 +30,7 @@ use rt_core::task::{Id, JoinHandle, Notified, OwnedTasks, Schedule, Task};
 
 use crate::park::{Parker, Unparker};
 use crate::run_queue::RunQueue;
+use crate::stall::{Detector, PollStamp, StallConfig, ThreadStampGuard};
 use crate::IoDriver;
 
 struct Shared {
@@ -40,6 +52,29 @@ struct Shared {
     /// The trace recorder, with a trace file (`crate::trace`; every event of this scheduler
     /// goes through its locked buffer, on the recording thread's track).
     trace: Option<Arc<crate::trace::Recorder>>,
+    /// The driving thread's poll stamp (module docs; written only by the thread that holds the
+    /// parker).
+    stamp: crossbeam_utils::CachePadded<PollStamp>,
+    /// Stall detection, if on (`with_stall`).
+    stall: Option<Detector>,
+    /// The process-wide monitor watches the stamp (set by the first `block_on`).
+    watched: AtomicBool,
+}
+
+impl crate::stall::Watched for Shared {
+    fn stamp(&self) -> crate::stall::StampSample {
+        self.stamp.sample()
+    }
+
+    fn detector(&self) -> &Detector {
+        self.stall
+            .as_ref()
+            .expect("watched only with stall detection on")
+    }
+
+    fn trace(&self) -> Option<&crate::trace::Recorder> {
+        Shared::trace(self)
+    }
 }
 
 impl Shared {
@@ -127,6 +162,9 @@ impl CurrentThread {
                     on_driver: AtomicBool::new(false),
                     panic_hook: OnceLock::new(),
                     trace: None,
+                    stamp: Default::default(),
+                    stall: None,
+                    watched: AtomicBool::new(false),
                 }),
             },
             event_interval: crate::DEFAULT_EVENT_INTERVAL,
@@ -162,9 +200,35 @@ impl CurrentThread {
         self
     }
 
+    /// Turns on stall detection (module docs) with `config`; `None` leaves it off. Call
+    /// before any other use.
+    ///
+    /// # Panics
+    /// When the scheduler's handle has been cloned already.
+    pub fn with_stall(mut self, config: Option<StallConfig>) -> CurrentThread {
+        Arc::get_mut(&mut self.handle.shared)
+            .expect("with_stall before use")
+            .stall = config.map(Detector::new);
+        self
+    }
+
     /// The scheduler's handle.
     pub fn handle(&self) -> &Handle {
         &self.handle
+    }
+
+    /// Has the process-wide monitor (`stall::watch`) watch this scheduler's stamp, if stall
+    /// detection is on and it does not yet. A monitor thread that cannot be started is
+    /// reported and stall detection stays off.
+    fn start_monitor(&self) {
+        let shared = &self.handle.shared;
+        if shared.stall.is_none() || shared.watched.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let weak: std::sync::Weak<Shared> = Arc::downgrade(shared);
+        if let Err(e) = crate::stall::watch(weak as std::sync::Weak<dyn crate::stall::Watched>) {
+            tracing::warn!(error = %e, "rt: could not start the stall monitor thread");
+        }
     }
 
     /// Runs `future` to completion on this thread, running spawned tasks meanwhile.
@@ -182,6 +246,13 @@ impl CurrentThread {
             }
         }
         let guard = PutBack(shared, Some(parker));
+        self.start_monitor();
+        // Dropped before `guard`: the stamp is this thread's to write until the parker goes
+        // back.
+        // SAFETY: `shared` (and its stamp) outlives this frame; the guard drops here, on this
+        // thread; only the thread holding the parker writes the stamp, and this one holds it
+        // until after the guard drops.
+        let _stamp = rt_core::OBSERVE.then(|| unsafe { ThreadStampGuard::enter(&shared.stamp) });
         let _mode = rt_core::pool::enter_thread_mode(rt_core::pool::ThreadMode::Recycling);
         let main = Arc::new(MainWaker {
             woken: AtomicBool::new(true),
@@ -211,11 +282,18 @@ impl CurrentThread {
                     break;
                 };
                 shared.polls.fetch_add(1, unmodelled::Ordering::Relaxed);
+                if rt_core::OBSERVE {
+                    shared.stamp.enter(task.id(), task.meta_word());
+                }
                 match shared.trace() {
                     Some(r) => r.run_here(task, "current-thread"),
                     None => task.run(),
                 }
                 ran += 1;
+            }
+            if rt_core::OBSERVE && ran > 0 {
+                // Not in a task's poll any more (next: the `block_on` future, IO, or a park).
+                shared.stamp.idle();
             }
             if ran == 0 && !main.woken.load(Ordering::Acquire) {
                 self.idle(&main, guard.1.as_ref().expect("parker present"));
@@ -241,9 +319,13 @@ impl CurrentThread {
         parker.park();
     }
 
-    /// Cancels every task (each future dropped once, on this thread). Idempotent.
+    /// Cancels every task (each future dropped once, on this thread) and stops stall
+    /// detection (the monitor forgets the scheduler at its next turn). Idempotent.
     pub fn shutdown(&self) {
         self.handle.close();
+        if let Some(d) = &self.handle.shared.stall {
+            d.stop();
+        }
     }
 }
 
@@ -346,6 +428,12 @@ impl Handle {
         tasks
     }
 
+    /// The id of the task the thread inside `block_on` is polling now (`None`: not in a
+    /// task's poll), read from its poll stamp: a hint, for the task dump.
+    pub fn running_task(&self) -> Option<u64> {
+        self.shared.stamp.running_task()
+    }
+
     /// Task polls run so far.
     pub fn polls(&self) -> u64 {
         self.shared.polls.load(unmodelled::Ordering::Relaxed)
@@ -357,8 +445,8 @@ impl Handle {
     }
 
     /// A copy of the scheduler's metrics: its one worker is the thread inside `block_on`, its
-    /// run queue counts as the injector. Only polls, live and spawned tasks and the queue depth
-    /// are kept; the blocking-pool fields are the facade's.
+    /// run queue counts as the injector. Only polls, live and spawned tasks, the queue depth
+    /// and stalls are kept; the blocking-pool fields are the facade's.
     pub fn metrics(&self) -> crate::metrics::Metrics {
         crate::metrics::Metrics {
             workers: vec![crate::metrics::WorkerMetrics {
@@ -368,6 +456,7 @@ impl Handle {
             live_tasks: self.live_tasks(),
             spawned_tasks: self.shared.spawned.load(unmodelled::Ordering::Relaxed),
             injector_depth: self.shared.queue.len(),
+            stalls: self.shared.stall.as_ref().map_or(0, Detector::stalls),
             ..Default::default()
         }
     }

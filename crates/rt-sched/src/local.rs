@@ -14,6 +14,19 @@
 //!
 //! `run_until` runs at most 61 queued tasks per poll, then polls the outer future again; a
 //! set with more work left wakes its own driver, so it never hogs the thread that runs it.
+//!
+//! Observation (all behind `rt_core::OBSERVE`): a set driven inside a runtime attaches to that
+//! runtime's [`Observer`] (`observe.rs`), which lists its tasks in the runtime's dump and lends
+//! it the runtime's trace recorder: each poll is a slice on the track of the thread that runs
+//! it (nested in the slice of an enclosing poll, if any), spawns, wakes and completions are
+//! recorded as the other schedulers record theirs. Each poll also writes the poll stamp of the
+//! thread, if the thread has one (`crate::stall::with_thread_stamp`: a current-thread
+//! runtime's `block_on` thread), so that runtime's stall monitor names a local task that
+//! blocks it; the enclosing stamp is put back after the set's round.
+
+mod observe;
+
+pub use observe::{enter as enter_observer, Observer, ObserverGuard};
 
 // `RefCell`, not a shim type: the thread-local's own value, touched by its thread only.
 use std::cell::RefCell;
@@ -22,10 +35,11 @@ use std::marker::PhantomData;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
-use rt_core::sync::{Arc, Mutex};
+use rt_core::sync::{Arc, Mutex, OnceLock, StdArc};
 use rt_core::task::{JoinHandle, Notified, OwnedTasks, Schedule, SpawnMeta, Task};
 
 use crate::run_queue::RunQueue;
+use crate::trace::Recorder;
 
 /// Tasks run per poll of the driving future.
 const BUDGET: usize = 61;
@@ -36,6 +50,21 @@ struct Shared {
     owned: OwnedTasks<Handle>,
     /// The waker of the future that drives the set, refreshed at each of its polls.
     waker: Mutex<Option<Waker>>,
+    /// The trace recorder of the first runtime with a trace file the set was attached to
+    /// (module docs, "Observation").
+    trace: OnceLock<StdArc<Recorder>>,
+}
+
+impl Shared {
+    /// The recorder, if the set records (and observation is compiled in).
+    #[inline]
+    fn trace(&self) -> Option<&Recorder> {
+        if rt_core::OBSERVE {
+            self.trace.get().map(|r| &**r)
+        } else {
+            None
+        }
+    }
 }
 
 /// The `Schedule` of a local task: where its wakes go.
@@ -61,6 +90,8 @@ rt_core::sync::thread_local! {
 /// module docs. `!Send`, `!Sync`.
 pub struct LocalSet {
     handle: Handle,
+    /// The runtime observer the set is attached to (module docs, "Observation").
+    attached: RefCell<Option<Arc<Observer>>>,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -103,8 +134,10 @@ impl LocalSet {
                     queue: RunQueue::with_capacity(0),
                     owned: OwnedTasks::new(0),
                     waker: Mutex::new(None),
+                    trace: OnceLock::new(),
                 }),
             },
+            attached: RefCell::new(None),
             _not_send: PhantomData,
         }
     }
@@ -117,6 +150,7 @@ impl LocalSet {
         F: Future + 'static,
         F::Output: 'static,
     {
+        self.attach();
         self.handle.spawn(future, SpawnMeta::caller())
     }
 
@@ -126,6 +160,7 @@ impl LocalSet {
         F: Future + 'static,
         F::Output: 'static,
     {
+        self.attach();
         self.handle.spawn(future, meta)
     }
 
@@ -139,10 +174,41 @@ impl LocalSet {
     pub fn live_tasks(&self) -> usize {
         self.handle.shared.owned.len()
     }
+
+    /// Attaches the set to the observer of the runtime current on this thread, if there is
+    /// one and the set is not attached to it yet (module docs, "Observation").
+    #[inline]
+    fn attach(&self) {
+        if !rt_core::OBSERVE {
+            return;
+        }
+        observe::with_current(|obs| {
+            let Some(obs) = obs else {
+                return;
+            };
+            let mut attached = self.attached.borrow_mut();
+            if attached.as_ref().is_some_and(|a| Arc::ptr_eq(a, obs)) {
+                return;
+            }
+            let shared = &self.handle.shared;
+            if let Some(old) = attached.take() {
+                old.detach(shared);
+            }
+            obs.attach(shared);
+            if let Some(t) = &obs.trace {
+                let _ = shared.trace.set(t.clone());
+            }
+            *attached = Some(obs.clone());
+        });
+    }
 }
 
 impl Drop for LocalSet {
     fn drop(&mut self) {
+        // Off the dump's list before the close: no walk may overlap it (`observe.rs`).
+        if let Some(obs) = self.attached.get_mut().take() {
+            obs.detach(&self.handle.shared);
+        }
         // On the set's own thread (it is `!Send`): every live task's future is dropped here.
         let _enter = Enter::new(&self.handle);
         self.handle.close();
@@ -164,8 +230,11 @@ impl Handle {
                 .owned
                 .bind_local_in(usize::MAX, future, self.clone(), id, meta, true)
         };
+        if let Some(r) = self.shared.trace() {
+            r.spawn_here(id.as_u64(), &meta);
+        }
         if let Some(n) = notified {
-            self.schedule(n);
+            self.push(n);
         }
         join
     }
@@ -247,6 +316,7 @@ impl<F: Future> Future for RunUntil<'_, F> {
         let handle = &this.set.handle;
         let shared = &handle.shared;
         let _enter = Enter::new(handle);
+        this.set.attach();
         {
             let mut w = shared.waker.lock().unwrap();
             if !w.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
@@ -258,26 +328,72 @@ impl<F: Future> Future for RunUntil<'_, F> {
         if let Poll::Ready(out) = fut.poll(cx) {
             return Poll::Ready(out);
         }
-        for _ in 0..BUDGET {
-            match shared.queue.pop() {
-                Some(t) => t.run(),
-                None => return Poll::Pending,
-            }
-        }
+        let ran = if !rt_core::OBSERVE {
+            run_tasks(shared, None, None)
+        } else {
+            let trace = shared.trace();
+            crate::stall::with_thread_stamp(|stamp| {
+                let enclosing = stamp.map(crate::stall::PollStamp::sample);
+                let ran = run_tasks(shared, stamp, trace);
+                if ran > 0 {
+                    if let (Some(s), Some(e)) = (stamp, enclosing) {
+                        s.restore(e);
+                    }
+                }
+                ran
+            })
+        };
         // Out of budget with work left: let the outer scheduler run others, then come back.
-        if shared.queue.has_work() {
+        if ran == BUDGET && shared.queue.has_work() {
             cx.waker().wake_by_ref();
         }
         Poll::Pending
     }
 }
 
+/// Runs up to `BUDGET` queued tasks of the set, stamping each poll on `stamp` and recording
+/// it in `trace` (module docs, "Observation"). Returns how many ran.
+#[inline]
+fn run_tasks(
+    shared: &Shared,
+    stamp: Option<&crate::stall::PollStamp>,
+    trace: Option<&Recorder>,
+) -> usize {
+    for ran in 0..BUDGET {
+        let Some(t) = shared.queue.pop() else {
+            return ran;
+        };
+        if let Some(s) = stamp {
+            s.enter(t.id(), t.meta_word());
+        }
+        match trace {
+            Some(r) => r.run_here(t, "local-set"),
+            None => t.run(),
+        }
+    }
+    BUDGET
+}
+
 impl Schedule for Handle {
     fn release(&self, task: &Task<Handle>) -> Option<Task<Handle>> {
+        if let Some(r) = self.shared.trace() {
+            r.complete_here(task.id().as_u64());
+        }
         self.shared.owned.remove(task)
     }
 
     fn schedule(&self, task: Notified<Handle>) {
+        if let Some(r) = self.shared.trace() {
+            r.wake_here(task.id().as_u64());
+        }
+        self.push(task);
+    }
+}
+
+impl Handle {
+    /// Queues a task and wakes the set's driver unless it runs on this thread now (a spawn, or
+    /// a wake through `schedule`).
+    fn push(&self, task: Notified<Handle>) {
         if !self.shared.queue.push(task) {
             return; // dropped set: its list has cancelled the task
         }

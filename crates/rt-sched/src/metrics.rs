@@ -502,7 +502,7 @@ pub struct Metrics {
     /// Tasks alive (spawned and not yet complete; gauge).
     pub live_tasks: usize,
     /// Polls reported as stalls so far (stall detection, `Builder::stall_threshold`; 0 when it
-    /// is off or for the current-thread scheduler). A count, monotonic.
+    /// is off). A count, monotonic.
     pub stalls: u64,
     /// Tasks spawned onto the scheduler since it started (count; blocking closures and
     /// `LocalSet` tasks not included).

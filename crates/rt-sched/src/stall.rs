@@ -10,11 +10,21 @@
 //!
 //! The stamp is a hint, not a protocol (`rt_core::sync`'s exception 9): no task's fate depends
 //! on it, only when a report is made and when a take-over thread stops helping.
+//!
+//! The sampling loop and the report are [`Detector`]'s, shared by both schedulers: the
+//! multi-thread monitor (`multi_thread/takeover.rs`, one thread per runtime) watches one stamp
+//! per worker and starts a take-over with each report; for the current-thread scheduler
+//! (`current_thread.rs`) one process-wide monitor thread ([`watch`]) watches the one stamp of
+//! the thread inside each runtime's `block_on` and only reports (a task cannot leave that
+//! thread, so there is nothing another thread could take over). A `LocalSet` driven by that
+//! thread writes the same stamp around each of its polls ([`with_thread_stamp`]).
 
+use std::cell::Cell;
 use std::panic::Location;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rt_core::sync::unmodelled::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+use rt_core::sync::{Condvar, Mutex, MutexGuard};
 use rt_core::task::{describe, Id, MetaWord};
 
 /// Bits of the stamp word that hold the poll sequence number (the rest is the task id).
@@ -84,6 +94,56 @@ impl PollStamp {
     pub fn running_task(&self) -> Option<u64> {
         self.sample().task_id()
     }
+
+    /// Puts back a stamp taken with [`sample`](Self::sample) before a nested run of polls (a
+    /// `LocalSet` driven inside a poll): the enclosing poll again, as a new sample (its
+    /// sequence number moves on, so a stall reported during the nested polls ends), or "not
+    /// in a poll" if it was.
+    #[inline]
+    pub fn restore(&self, s: StampSample) {
+        let seq = self.word.load(Relaxed).wrapping_add(1) & SEQ_MASK;
+        self.word.store((s.word & !SEQ_MASK) | seq, Relaxed);
+        self.meta.store(s.meta, Relaxed);
+    }
+}
+
+rt_core::sync::thread_local! {
+    /// The poll stamp of the scheduler this thread drives outside any worker loop (the
+    /// current-thread scheduler's, while this thread is inside its `block_on`), or null.
+    static THREAD_STAMP: Cell<*const PollStamp> = const { Cell::new(std::ptr::null()) };
+}
+
+/// Makes `stamp` this thread's until dropped ([`with_thread_stamp`]); restores the previous.
+pub(crate) struct ThreadStampGuard(*const PollStamp);
+
+impl ThreadStampGuard {
+    /// # Safety
+    /// `stamp` outlives the guard, the guard is dropped on this thread, and only this thread
+    /// writes `stamp` while the guard lives (a stamp has one writer).
+    pub(crate) unsafe fn enter(stamp: &PollStamp) -> ThreadStampGuard {
+        let prev = THREAD_STAMP
+            .try_with(|c| c.replace(stamp))
+            .unwrap_or(std::ptr::null());
+        ThreadStampGuard(prev)
+    }
+}
+
+impl Drop for ThreadStampGuard {
+    fn drop(&mut self) {
+        let _ = THREAD_STAMP.try_with(|c| c.set(self.0));
+    }
+}
+
+/// Runs `f` with the poll stamp this thread writes for the scheduler it drives, if any (see
+/// [`ThreadStampGuard`]): a `LocalSet` stamps its polls there, so the monitor that watches the
+/// thread names the local task that blocks it.
+pub(crate) fn with_thread_stamp<R>(f: impl FnOnce(Option<&PollStamp>) -> R) -> R {
+    let p = THREAD_STAMP
+        .try_with(|c| c.get())
+        .unwrap_or(std::ptr::null());
+    // SAFETY: non-null only while a `ThreadStampGuard` of this very thread lives, whose
+    // contract keeps the stamp alive and this thread its only writer.
+    f(unsafe { p.as_ref() })
 }
 
 /// Called on the monitor thread with each stall report (`Builder::on_stall`).
@@ -109,6 +169,307 @@ impl std::fmt::Debug for StallConfig {
 
 /// The default `stall_threshold`: 100 ms.
 pub const DEFAULT_STALL_THRESHOLD: Duration = Duration::from_millis(100);
+
+/// The sampling loop and the report of stall detection, shared by both schedulers (module
+/// docs): the settings, the stop flag the monitor thread sleeps on, and the stall count.
+pub(crate) struct Detector {
+    config: StallConfig,
+    /// Set at shutdown; the monitor sleeps on `wake` between samples.
+    stop: Mutex<bool>,
+    wake: Condvar,
+    /// Stalls reported so far (`Metrics::stalls`).
+    stalls: AtomicU64,
+}
+
+/// What the monitor knows of one stamp.
+struct Seen {
+    last: StampSample,
+    /// When the monitor first saw `last`.
+    since: Instant,
+    /// The report of the stall under way, if `last` is one.
+    reported: Option<StallInfo>,
+}
+
+impl Seen {
+    fn new(last: StampSample, since: Instant) -> Seen {
+        Seen {
+            last,
+            since,
+            reported: None,
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Detector {
+    pub(crate) fn new(config: StallConfig) -> Detector {
+        Detector {
+            config,
+            stop: Mutex::new(false),
+            wake: Condvar::new(),
+            stalls: AtomicU64::new(0),
+        }
+    }
+
+    /// Stalls reported so far.
+    pub(crate) fn stalls(&self) -> u64 {
+        self.stalls.load(Relaxed)
+    }
+
+    /// Whether [`stop`](Self::stop) was called.
+    pub(crate) fn is_stopped(&self) -> bool {
+        *lock(&self.stop)
+    }
+
+    /// Makes [`run`](Self::run) return at once (idempotent).
+    pub(crate) fn stop(&self) {
+        *lock(&self.stop) = true;
+        self.wake.notify_all();
+    }
+
+    /// How often a monitor samples this detector's stamps: a quarter of the threshold, at
+    /// least 1 ms and at most 10 ms.
+    fn period(&self) -> Duration {
+        (self.config.threshold / 4).clamp(Duration::from_millis(1), Duration::from_millis(10))
+    }
+
+    /// The monitor thread's body, until [`stop`](Self::stop): samples the `n` stamps `sample`
+    /// reads every [`period`](Self::period) and times how long each has stood still. A stamp
+    /// that names a task and has not moved for longer than the threshold is reported
+    /// (`tracing::warn!`, `on_stall`, the count, a `stall` instant in `trace`), then handed to
+    /// `started`; when it moves, `ended` is called and the end reported.
+    pub(crate) fn run(
+        &self,
+        n: usize,
+        sample: impl Fn(usize) -> StampSample,
+        trace: Option<&crate::trace::Recorder>,
+        mut started: impl FnMut(usize, StampSample),
+        mut ended: impl FnMut(usize, StampSample),
+    ) {
+        let period = self.period();
+        let now = Instant::now();
+        let mut seen: Vec<Seen> = (0..n).map(|i| Seen::new(sample(i), now)).collect();
+        let mut stopped = lock(&self.stop);
+        loop {
+            if *stopped {
+                break;
+            }
+            stopped = self
+                .wake
+                .wait_timeout(stopped, period)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+            if *stopped {
+                break;
+            }
+            drop(stopped);
+            let now = Instant::now();
+            for (i, w) in seen.iter_mut().enumerate() {
+                if let Some((info, stamp)) = self.step(w, sample(i), now, i) {
+                    if info.ended {
+                        ended(i, stamp);
+                        self.report(trace, &info);
+                    } else {
+                        self.report(trace, &info);
+                        started(i, stamp);
+                    }
+                }
+            }
+            stopped = lock(&self.stop);
+        }
+    }
+
+    /// One sample `s` of stamp `worker`, taken at `now`: the report to make, if any, with the
+    /// stamp of the stall it is about (a new stall is counted here).
+    fn step(
+        &self,
+        w: &mut Seen,
+        s: StampSample,
+        now: Instant,
+        worker: usize,
+    ) -> Option<(StallInfo, StampSample)> {
+        if s != w.last {
+            let (prev, since) = (w.last, w.since);
+            w.last = s;
+            w.since = now;
+            w.reported.take().map(|mut info| {
+                info.ended = true;
+                info.elapsed = now - since;
+                (info, prev)
+            })
+        } else if w.reported.is_none() && now - w.since > self.config.threshold {
+            let task_id = s.task_id()?;
+            // `None`: a named task's record is gone, so its poll has returned meanwhile.
+            let meta = s.describe()?;
+            let info = StallInfo {
+                task_id,
+                name: meta.name,
+                location: meta.location,
+                worker,
+                elapsed: now - w.since,
+                ended: false,
+            };
+            self.stalls.fetch_add(1, Relaxed);
+            w.reported = Some(info.clone());
+            Some((info, s))
+        } else {
+            None
+        }
+    }
+
+    fn report(&self, trace: Option<&crate::trace::Recorder>, info: &StallInfo) {
+        let loc = info.location;
+        if info.ended {
+            tracing::warn!(
+                task.id = info.task_id,
+                task.name = info.name.as_deref(),
+                loc.file = loc.file(),
+                loc.line = loc.line(),
+                worker = info.worker,
+                elapsed_ms = info.elapsed.as_secs_f64() * 1e3,
+                "rt: a stalled poll returned"
+            );
+        } else {
+            tracing::warn!(
+                task.id = info.task_id,
+                task.name = info.name.as_deref(),
+                loc.file = loc.file(),
+                loc.line = loc.line(),
+                worker = info.worker,
+                elapsed_ms = info.elapsed.as_secs_f64() * 1e3,
+                "rt: a poll is blocking its worker"
+            );
+        }
+        if let Some(f) = &self.config.on_stall {
+            f(info);
+        }
+        if let Some(trace) = trace {
+            trace.record_stall(info.worker, info.task_id, info.elapsed, info.ended);
+        }
+    }
+}
+
+/// A scheduler with one poll stamp that the process-wide monitor watches ([`watch`]): the
+/// current-thread scheduler.
+pub(crate) trait Watched: Send + Sync {
+    /// A sample of its stamp.
+    fn stamp(&self) -> StampSample;
+    /// Its stall detection (settings, stop flag, count).
+    fn detector(&self) -> &Detector;
+    /// Its trace recorder, if any.
+    fn trace(&self) -> Option<&crate::trace::Recorder>;
+}
+
+/// The process-wide monitor of the current-thread schedulers (exception 11 of
+/// `rt_core::sync`: std's lock, condvar and thread, in a `static`).
+mod shared_monitor {
+    use std::sync::{Condvar, Mutex, MutexGuard, Weak};
+    use std::time::{Duration, Instant};
+
+    use super::{Seen, Watched};
+
+    struct State {
+        /// The schedulers watched, with what the monitor knows of their stamps.
+        watched: Vec<(Weak<dyn Watched>, Seen)>,
+        started: bool,
+        /// How long the monitor waits now (`None`: for a scheduler to be added): a new one
+        /// wakes it only if it must sample sooner.
+        waiting: Option<Duration>,
+    }
+
+    static STATE: Mutex<State> = Mutex::new(State {
+        watched: Vec::new(),
+        started: false,
+        waiting: None,
+    });
+    /// Signalled when a scheduler is added.
+    static ADDED: Condvar = Condvar::new();
+
+    fn lock() -> MutexGuard<'static, State> {
+        STATE.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether `w`'s scheduler is still there and watched.
+    fn live(w: &Weak<dyn Watched>) -> bool {
+        w.upgrade().is_some_and(|x| !x.detector().is_stopped())
+    }
+
+    pub(crate) fn watch(w: Weak<dyn Watched>) -> std::io::Result<()> {
+        let Some(x) = w.upgrade() else {
+            return Ok(());
+        };
+        let period = x.detector().period();
+        let mut st = lock();
+        st.watched.push((w, Seen::new(x.stamp(), Instant::now())));
+        let wake = st.waiting.is_none_or(|p| period < p);
+        if !st.started {
+            if let Err(e) = std::thread::Builder::new()
+                .name("rt-monitor".into())
+                .spawn(run)
+            {
+                st.watched.pop();
+                return Err(e);
+            }
+            st.started = true;
+        }
+        drop(st);
+        if wake {
+            ADDED.notify_all();
+        }
+        Ok(())
+    }
+
+    /// The monitor thread, for the life of the process: asleep while nothing is watched, else
+    /// sampling every watched stamp at the shortest of their periods. Reports are made with
+    /// the lock released (an `on_stall` callback may take its time).
+    fn run() {
+        let mut st = lock();
+        loop {
+            st.watched.retain(|(w, _)| live(w));
+            let period = st
+                .watched
+                .iter()
+                .filter_map(|(w, _)| w.upgrade().map(|x| x.detector().period()))
+                .min();
+            st.waiting = period;
+            let Some(period) = period else {
+                st = ADDED.wait(st).unwrap_or_else(|e| e.into_inner());
+                continue;
+            };
+            st = ADDED
+                .wait_timeout(st, period)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+            st.waiting = Some(Duration::ZERO); // awake: a new scheduler waits for the next turn
+            let now = Instant::now();
+            let mut reports = Vec::new();
+            for (w, seen) in st.watched.iter_mut() {
+                let Some(x) = w.upgrade().filter(|x| !x.detector().is_stopped()) else {
+                    continue;
+                };
+                if let Some((info, _)) = x.detector().step(seen, x.stamp(), now, 0) {
+                    reports.push((x, info));
+                }
+            }
+            drop(st);
+            for (x, info) in reports {
+                x.detector().report(x.trace(), &info);
+            }
+            st = lock();
+        }
+    }
+}
+
+/// Has the process-wide monitor thread (`rt-monitor`, started with the first scheduler it
+/// watches, then asleep whenever it watches none) sample `w`'s stamp as its worker 0 and
+/// report its stalls, until its detector is stopped or it is dropped. One thread for every
+/// current-thread runtime of the process: a runtime costs no thread start nor join.
+pub(crate) fn watch(w: std::sync::Weak<dyn Watched>) -> std::io::Result<()> {
+    shared_monitor::watch(w)
+}
 
 /// A poll that has run (or ran) longer than the stall threshold: what `Builder::on_stall`
 /// receives. Each stall is reported once while it lasts (`ended() == false`, `elapsed()` at

@@ -457,7 +457,8 @@ impl Builder {
             }
             Flavor::CurrentThread => {
                 let mut ct = current_thread::CurrentThread::new(self.frame_pool, io_driver)
-                    .with_event_interval(self.event_interval);
+                    .with_event_interval(self.event_interval)
+                    .with_stall(self.stall_config());
                 trace = crate::trace_file::open(self.trace_file.as_deref(), 0)?;
                 if let Some(t) = &trace {
                     pool.spawner().set_trace(t.clone());
@@ -476,6 +477,7 @@ impl Builder {
                 blocking: pool.spawner().clone(),
                 io: io.handle(),
                 panic,
+                locals: Arc::new(rt_sched::local::Observer::new(trace.clone())),
             }),
         };
         let _ = cell.set(Arc::downgrade(&handle.inner));

@@ -19,6 +19,7 @@ pub struct EnterGuard {
     prev: Option<Handle>,
     prev_driving: bool,
     _io: rt_io::EnterGuard,
+    _locals: rt_sched::local::ObserverGuard,
     /// Not `Send`: the guard restores this thread's state.
     _not_send: std::marker::PhantomData<*const ()>,
 }
@@ -37,6 +38,7 @@ pub(crate) fn enter(handle: &Handle, driving: bool) -> EnterGuard {
         prev,
         prev_driving,
         _io: io,
+        _locals: rt_sched::local::enter_observer(&handle.inner.locals),
         _not_send: std::marker::PhantomData,
     }
 }

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use rt_core::task::TaskSnapshot;
 
-use crate::handle::Scheduler;
+use crate::handle::{RuntimeInner, Scheduler};
 use crate::task::Id;
 
 /// Where a live task stands, as a dump saw it.
@@ -137,8 +137,12 @@ impl TaskDump {
 ///
 /// `Display` prints a table; iterate with [`iter`](Dump::iter) or `for t in &dump`.
 ///
-/// Not listed: finished tasks (a task leaves the table when it completes, even while its
-/// output waits in a `JoinHandle`), `spawn_blocking` closures, `LocalSet` tasks, and the
+/// `LocalSet` tasks are listed once their set has been driven (or spawned onto) inside the
+/// runtime: they are "running" only while their set polls them (on worker 0 for a set driven
+/// by a current-thread runtime's `block_on` thread; with no worker on a multi-thread runtime,
+/// whose `block_on` thread is none of its workers). Not listed: finished tasks (a task leaves
+/// the table when it completes, even while its output waits in a `JoinHandle`),
+/// `spawn_blocking` closures, the tasks of a `LocalSet` never driven in the runtime, and the
 /// future given to `block_on`.
 #[derive(Clone, Debug)]
 pub struct Dump {
@@ -261,10 +265,13 @@ impl fmt::Display for Dump {
     }
 }
 
-/// The dump of `scheduler`'s live tasks.
-pub(crate) fn capture(scheduler: &Scheduler) -> Dump {
-    Dump::new(match scheduler {
-        Scheduler::MultiThread(h) => h.dump(),
-        Scheduler::CurrentThread(h) => h.dump(),
-    })
+/// The dump of a runtime's live tasks: its scheduler's, then those of the `LocalSet`s driven
+/// in it (`rt_sched::local::Observer`).
+pub(crate) fn capture(inner: &RuntimeInner) -> Dump {
+    let (mut tasks, running) = match &inner.scheduler {
+        Scheduler::MultiThread(h) => (h.dump(), h.running_tasks()),
+        Scheduler::CurrentThread(h) => (h.dump(), vec![h.running_task()]),
+    };
+    tasks.extend(inner.locals.dump(&running));
+    Dump::new(tasks)
 }

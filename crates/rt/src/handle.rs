@@ -20,6 +20,8 @@ pub(crate) struct RuntimeInner {
     pub(crate) io: rt_io::Handle,
     /// Set under `UnhandledPanic::ShutdownRuntime`: where a task's panic payload goes.
     pub(crate) panic: Option<Arc<crate::unhandled::PanicState>>,
+    /// What `LocalSet`s driven in this runtime report to (its dump, its trace).
+    pub(crate) locals: Arc<rt_sched::local::Observer>,
 }
 
 /// A handle to a runtime: spawns onto it from any thread. `Send + Sync`, cheap to clone.
@@ -152,7 +154,7 @@ impl Handle {
     /// blocks on a task, so it returns while a task is stuck in a poll; callable from any
     /// thread, a task of this runtime included.
     pub fn dump(&self) -> crate::Dump {
-        crate::dump::capture(&self.inner.scheduler)
+        crate::dump::capture(&self.inner)
     }
 
     /// A snapshot of the runtime's metrics (tokio's `Handle::metrics`); see

@@ -1,5 +1,5 @@
 //! Stall detection's builder options (`Builder::stall_threshold`, `Builder::on_stall`); the
-//! mechanism lives in rt-sched (`stall.rs`, `multi_thread/takeover.rs`).
+//! mechanism lives in rt-sched (`stall.rs`, `multi_thread/takeover.rs`, `current_thread.rs`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -9,12 +9,20 @@ use crate::Builder;
 pub use rt_sched::stall::StallInfo;
 
 impl Builder {
-    /// Reports a poll that runs longer than `threshold` while it still runs, and has another
-    /// thread serve the rest of its worker meanwhile (its LIFO slot, queue, sockets and
-    /// timers); `None` turns stall detection off (no monitor thread). Default:
-    /// `Some(100 ms)`. Multi-thread runtimes only. A report goes to `tracing::warn!`, to
+    /// Reports a poll that runs longer than `threshold` while it still runs, and on a
+    /// multi-thread runtime has another thread serve the rest of its worker meanwhile (its
+    /// LIFO slot, queue, sockets and timers); `None` turns stall detection off (no monitor
+    /// thread). Default: `Some(100 ms)`. A report goes to `tracing::warn!`, to
     /// [`Builder::on_stall`], to `Runtime::metrics().stalls`, and to the trace; each stall is
     /// reported once while it lasts and once more when it ends ([`StallInfo::ended`]).
+    ///
+    /// A current-thread runtime reports the polls of its tasks, and of `LocalSet` tasks driven
+    /// by its `block_on` thread, as worker 0, from one monitor thread that watches every
+    /// current-thread runtime of the process (started by the first `block_on` of the first
+    /// one, for good); nothing is taken over there, since every task of the runtime runs on the
+    /// one thread the stalled poll holds. Not watched: the future given to `block_on` (it is
+    /// no task), and `LocalSet`s driven by a multi-thread runtime's `block_on` thread (which
+    /// is none of its workers).
     pub fn stall_threshold(&mut self, threshold: Option<Duration>) -> &mut Builder {
         self.stall_threshold = threshold;
         self

@@ -6,20 +6,21 @@
 //!   most 10 ms), sleeping on a condvar with that timeout so that shutdown stops it at once. A
 //!   stamp that names a task and has not moved for longer than the threshold is reported
 //!   (`tracing::warn!`, the `on_stall` callback, the `stalls` metric, `record_stall`) while the
-//!   poll still runs, and once more, with its total length, when it has moved on.
+//!   poll still runs, and once more, with its total length, when it has moved on. The loop
+//!   and the report are `crate::stall::Detector`'s (the current-thread scheduler runs the same
+//!   one over its single stamp).
 //! - With the report, the stalled worker's substitute (one thread per worker, started at its
 //!   first stall and then parked between stalls) serves what only that worker would: the task
 //!   in its LIFO slot (`crate::lifo`), its local queue (taking tasks one by one through its
 //!   stealer), its IO shard and the timers on it; and, when those are empty, the injector. It
 //!   stops as soon as the worker's stamp moves (the stalled poll returned).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use rt_core::sync::unmodelled::{AtomicU64, Ordering::Relaxed};
 use rt_core::sync::{thread, Condvar, Mutex};
 
 use super::{Arc, Shared};
-use crate::stall::{StallConfig, StallInfo, StampSample};
+use crate::stall::{Detector, StallConfig, StampSample};
 
 /// How long a substitute waits in the stalled worker's shard (or on its condvar) before it
 /// looks at the LIFO slot and the queue again: tasks the stalled poll spawns wake nobody.
@@ -27,14 +28,10 @@ const SUBSTITUTE_WAIT: Duration = Duration::from_millis(1);
 
 /// Stall detection's shared state (`Shared::takeover`).
 pub(super) struct Takeover {
-    config: StallConfig,
-    /// Set at shutdown; the monitor sleeps on `wake` between samples.
-    stop: Mutex<bool>,
-    wake: Condvar,
+    /// The monitor's loop, its settings and stop flag, and the stall count (`crate::stall`).
+    detector: Detector,
     /// Per worker: its substitute.
     subs: Box<[Substitute]>,
-    /// Stalls reported so far.
-    stalls: AtomicU64,
 }
 
 struct Substitute {
@@ -56,29 +53,25 @@ fn lock<T>(m: &Mutex<T>) -> rt_core::sync::MutexGuard<'_, T> {
 impl Takeover {
     pub(super) fn new(config: StallConfig, workers: usize) -> Takeover {
         Takeover {
-            config,
-            stop: Mutex::new(false),
-            wake: Condvar::new(),
+            detector: Detector::new(config),
             subs: (0..workers)
                 .map(|_| Substitute {
                     state: Mutex::new(SubState::default()),
                     wake: Condvar::new(),
                 })
                 .collect(),
-            stalls: AtomicU64::new(0),
         }
     }
 
     /// Stalls reported so far (`Metrics::stalls`).
     pub(super) fn stalls(&self) -> u64 {
-        self.stalls.load(Relaxed)
+        self.detector.stalls()
     }
 
     /// Stops the monitor and the substitutes (after the scheduler's shutdown flag is set).
     /// Returns the threads to join.
     pub(super) fn stop(&self) -> Vec<thread::JoinHandle<()>> {
-        *lock(&self.stop) = true;
-        self.wake.notify_all();
+        self.detector.stop();
         let mut threads = Vec::new();
         for s in self.subs.iter() {
             let mut st = lock(&s.state);
@@ -99,112 +92,19 @@ pub(super) fn start_monitor(shared: &Arc<Shared>) -> std::io::Result<thread::Joi
         .spawn(move || monitor(&shared))
 }
 
-/// What the monitor knows of one worker.
-struct Seen {
-    last: StampSample,
-    /// When the monitor first saw `last`.
-    since: Instant,
-    /// The report of the stall under way, if `last` is one.
-    reported: Option<StallInfo>,
-}
-
+/// The monitor thread: `Detector::run` over the workers' stamps, each report starting the
+/// stalled worker's take-over and each end finishing it.
 fn monitor(shared: &Arc<Shared>) {
     let Some(t) = shared.takeover.as_ref() else {
         return;
     };
-    let threshold = t.config.threshold;
-    let period = (threshold / 4).clamp(Duration::from_millis(1), Duration::from_millis(10));
-    let now = Instant::now();
-    let mut seen: Vec<Seen> = shared
-        .stamps
-        .iter()
-        .map(|s| Seen {
-            last: s.sample(),
-            since: now,
-            reported: None,
-        })
-        .collect();
-    let mut stopped = lock(&t.stop);
-    loop {
-        if *stopped {
-            break;
-        }
-        stopped = t
-            .wake
-            .wait_timeout(stopped, period)
-            .unwrap_or_else(|e| e.into_inner())
-            .0;
-        if *stopped {
-            break;
-        }
-        drop(stopped);
-        let now = Instant::now();
-        for (i, w) in seen.iter_mut().enumerate() {
-            let s = shared.stamps[i].sample();
-            if s != w.last {
-                if let Some(mut info) = w.reported.take() {
-                    end_takeover(t, i, w.last);
-                    info.ended = true;
-                    info.elapsed = now - w.since;
-                    report(shared, t, &info);
-                }
-                w.last = s;
-                w.since = now;
-            } else if w.reported.is_none() && now - w.since > threshold {
-                let Some(task_id) = s.task_id() else {
-                    continue;
-                };
-                // `None`: a named task's record is gone, so its poll has returned meanwhile.
-                let Some(meta) = s.describe() else {
-                    continue;
-                };
-                let info = StallInfo {
-                    task_id,
-                    name: meta.name,
-                    location: meta.location,
-                    worker: i,
-                    elapsed: now - w.since,
-                    ended: false,
-                };
-                t.stalls.fetch_add(1, Relaxed);
-                report(shared, t, &info);
-                start_takeover(shared, t, i, s);
-                w.reported = Some(info);
-            }
-        }
-        stopped = lock(&t.stop);
-    }
-}
-
-fn report(shared: &Shared, t: &Takeover, info: &StallInfo) {
-    let loc = info.location;
-    if info.ended {
-        tracing::warn!(
-            task.id = info.task_id,
-            task.name = info.name.as_deref(),
-            loc.file = loc.file(),
-            loc.line = loc.line(),
-            worker = info.worker,
-            elapsed_ms = info.elapsed.as_secs_f64() * 1e3,
-            "rt: a stalled poll returned"
-        );
-    } else {
-        tracing::warn!(
-            task.id = info.task_id,
-            task.name = info.name.as_deref(),
-            loc.file = loc.file(),
-            loc.line = loc.line(),
-            worker = info.worker,
-            elapsed_ms = info.elapsed.as_secs_f64() * 1e3,
-            "rt: a poll is blocking its worker"
-        );
-    }
-    if let Some(f) = &t.config.on_stall {
-        f(info);
-    }
-    if let Some(trace) = &shared.trace {
-        trace.record_stall(info.worker, info.task_id, info.elapsed, info.ended);
-    }
+    t.detector.run(
+        shared.stamps.len(),
+        |i| shared.stamps[i].sample(),
+        shared.trace.as_deref(),
+        |i, s| start_takeover(shared, t, i, s),
+        |i, s| end_takeover(t, i, s),
+    );
 }
 
 /// Has worker `i`'s substitute serve the stall `stamp`, starting it if it has not run yet.
@@ -244,7 +144,7 @@ fn substitute(shared: &Arc<Shared>, i: usize) {
         let stamp = {
             let mut st = lock(&sub.state);
             loop {
-                if shared.is_shutdown() || *lock(&t.stop) {
+                if shared.is_shutdown() || t.detector.is_stopped() {
                     return;
                 }
                 if let Some(s) = st.active {

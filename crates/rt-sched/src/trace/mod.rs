@@ -3,8 +3,9 @@
 //! Workers record compact binary [`ring::Event`]s — poll start and end, spawn, wake, complete,
 //! park, unpark, steal — into a fixed-size ring each ([`ring`], single producer, single
 //! consumer, no allocation per event and no lock). Other threads (the `block_on` thread, the
-//! blocking pool, a foreign thread that wakes a task, the stall monitor) record into one
-//! bounded buffer behind a lock. A writer thread (`rt-trace`) drains them every few
+//! blocking pool, a thread driving a `LocalSet`, a foreign thread that wakes a task, the stall
+//! monitor) record into one bounded buffer behind a lock; a poll recorded there inside another
+//! one (a `LocalSet` driven in a poll) is marked nested, and drawn inside the enclosing slice. A writer thread (`rt-trace`) drains them every few
 //! milliseconds and writes Chrome JSON (`writer.rs`). A full ring drops the event and counts the
 //! drop; the drops per track are written in the file's `metadata`.
 //!
@@ -50,7 +51,8 @@ const FIRST_THREAD_TRACK: u32 = 1000;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u32)]
 pub(crate) enum Kind {
-    /// `task` is about to be polled; `a`: its `&'static Location`.
+    /// `task` is about to be polled; `a`: its `&'static Location`; `b` = 1: inside another
+    /// poll on this track (a `LocalSet` driven in a poll: `Recorder::run_here`).
     PollStart = 1,
     /// `task`'s poll returned.
     PollEnd,
@@ -402,6 +404,11 @@ impl Recorder {
         crate::multi_thread::with_worker_trace(self, |w| self.complete(w, id));
     }
 
+    /// Records a wake that scheduled `id`, from any thread ([`Recorder::spawn_here`]'s way).
+    pub(crate) fn wake_here(&self, id: u64) {
+        crate::multi_thread::with_worker_trace(self, |w| self.wake(w, id, false));
+    }
+
     /// Records a wake that scheduled `id` (`is_yield`: the task woke itself).
     pub(crate) fn wake(&self, worker: Option<&WorkerTrace>, id: u64, is_yield: bool) {
         match worker {
@@ -418,9 +425,11 @@ impl Recorder {
         }
     }
 
-    /// Runs `task` on this thread, which is no worker (a blocking-pool thread, or the
-    /// current-thread scheduler's), recording the poll around it on this thread's track, named
-    /// for `role`.
+    /// Runs `task` on this thread, which is no worker (a blocking-pool thread, the
+    /// current-thread scheduler's, or one driving a `LocalSet`), recording the poll around it
+    /// on this thread's track, named for `role`. A poll made inside another one recorded here
+    /// (a `LocalSet` driven inside a blocking closure or a local task) is marked nested, and
+    /// the writer draws it inside the enclosing slice.
     pub(crate) fn run_here<S: rt_core::task::Schedule>(
         &self,
         task: rt_core::task::Notified<S>,
@@ -428,7 +437,19 @@ impl Recorder {
     ) {
         let id = task.id().as_u64();
         let loc = task.header().spawn_location() as *const Location<'static> as u64;
-        self.push_remote(role, &[self.event(Kind::PollStart, id, loc, 0)]);
+        let depth = POLL_DEPTH.try_with(|d| d.replace(d.get() + 1)).unwrap_or(0);
+        self.push_remote(
+            role,
+            &[self.event(Kind::PollStart, id, loc, u32::from(depth > 0))],
+        );
+        // Restores the depth even if the poll unwinds (a panic the harness did not catch).
+        struct Depth(u32);
+        impl Drop for Depth {
+            fn drop(&mut self) {
+                let _ = POLL_DEPTH.try_with(|d| d.set(self.0));
+            }
+        }
+        let _depth = Depth(depth);
         task.run();
         self.push_remote(role, &[self.event(Kind::PollEnd, id, 0, 0)]);
     }
@@ -489,6 +510,11 @@ impl Drop for Recorder {
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+thread_local! {
+    /// Polls recorded by `Recorder::run_here` under way on this thread (nesting depth).
+    static POLL_DEPTH: Cell<u32> = const { Cell::new(0) };
 }
 
 /// This thread's track (for threads that are not workers), assigned on first use.

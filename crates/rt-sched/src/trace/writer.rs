@@ -6,6 +6,10 @@
 //! on one thread is seen before the poll it causes on another). Per track (a worker, or another
 //! thread) the events come out in timestamp order: a thread's events are recorded in order, and
 //! a poll's `X` event is written when its end is seen, before anything later on that track.
+//! Polls nest on a track when a `LocalSet` is driven inside a poll (`PollStart` marked nested):
+//! each track has a stack of open polls, and the slices of nested polls are held back and
+//! written right after the slice that encloses them, so a track's timestamps still never go
+//! back in the file.
 //!
 //! What it writes:
 //! - `M` `thread_name` per track (workers are tracks `0..n`, other threads from 1000);
@@ -65,6 +69,8 @@ struct Open {
     ready: bool,
     /// Where the flow into this poll starts: (raw ts, track, spawn?).
     flow: Option<(u64, u32, bool)>,
+    /// The finished slices (and their flows) of polls nested in this one, written after it.
+    nested: Vec<u8>,
 }
 
 pub(super) struct Writer {
@@ -84,7 +90,8 @@ pub(super) struct Writer {
     polls: Map<u64, u32>,
     /// Spawns and wakes waiting for the poll they cause.
     flows: Map<u64, (u64, u32, bool)>,
-    open: Map<u32, Open>,
+    /// Per track, its open polls, innermost last.
+    open: Map<u32, Vec<Open>>,
     /// Spawn locations, escaped, by address.
     locs: Map<u64, Box<[u8]>>,
     next_flow: u64,
@@ -218,27 +225,35 @@ impl Writer {
         self.line = line;
     }
 
-    /// Writes a finished poll's slice (ending at raw time `end`) and the flow into it.
-    fn close_poll(&mut self, track: u32, o: Open, end: u64) {
+    /// Writes a finished poll's slice (ending at raw time `end`) and the flow into it, then
+    /// the slices nested in it; or, if `track` still has an open poll (this one was nested in
+    /// it), holds them all back for that poll.
+    fn close_poll(&mut self, track: u32, mut o: Open, end: u64) {
         let (ts, end) = (self.clock.ns(o.start), self.clock.ns(end.max(o.start)));
-        self.poll_slice(track, &o, ts, end);
+        let mut b = std::mem::take(&mut self.bytes);
+        b.clear();
+        self.poll_slice(&mut b, track, &o, ts, end);
         if let Some((from, from_track, spawn)) = o.flow {
             let id = self.next_flow;
             self.next_flow += 1;
             let from = self.clock.ns(from);
             // Inside the poll's slice (its start, plus 1 ns when it is that long).
             let into = ts + u64::from(end - ts >= 2);
-            self.flow(spawn, id, from_track, from, track, into);
+            self.flow(&mut b, spawn, id, from_track, from, track, into);
         }
+        b.append(&mut o.nested);
+        match self.open.get_mut(&track).and_then(|s| s.last_mut()) {
+            Some(parent) => parent.nested.extend_from_slice(&b),
+            None => self.raw_bytes(&b),
+        }
+        self.bytes = b;
         if o.ready {
             self.forget(o.task);
         }
     }
 
-    /// One poll's `X` slice (the fast path: no formatting machinery).
-    fn poll_slice(&mut self, track: u32, o: &Open, ts: u64, end: u64) {
-        let mut b = std::mem::take(&mut self.bytes);
-        b.clear();
+    /// One poll's `X` slice, appended to `b` (the fast path: no formatting machinery).
+    fn poll_slice(&mut self, b: &mut Vec<u8>, track: u32, o: &Open, ts: u64, end: u64) {
         if !self.first {
             b.extend_from_slice(b",\n");
         }
@@ -246,25 +261,25 @@ impl Writer {
         b.extend_from_slice(b"{\"ph\":\"X\",\"cat\":\"poll\",\"name\":\"");
         let named = self.names.get(&o.task).map(|(_, n)| n.as_slice());
         match named {
-            Some(n) => esc_bytes(&mut b, &String::from_utf8_lossy(n)),
+            Some(n) => esc_bytes(b, &String::from_utf8_lossy(n)),
             None => {
                 b.extend_from_slice(b"task ");
-                num(&mut b, o.task);
+                num(b, o.task);
             }
         }
         b.extend_from_slice(b"\",\"pid\":");
-        num(&mut b, u64::from(self.pid));
+        num(b, u64::from(self.pid));
         b.extend_from_slice(b",\"tid\":");
-        num(&mut b, u64::from(track));
+        num(b, u64::from(track));
         b.extend_from_slice(b",\"ts\":");
-        micros(&mut b, ts);
+        micros(b, ts);
         b.extend_from_slice(b",\"dur\":");
-        micros(&mut b, end - ts);
+        micros(b, end - ts);
         b.extend_from_slice(b",\"args\":{\"task.id\":");
-        num(&mut b, o.task);
+        num(b, o.task);
         if let Some(n) = named {
             b.extend_from_slice(b",\"task.name\":\"");
-            esc_bytes(&mut b, &String::from_utf8_lossy(n));
+            esc_bytes(b, &String::from_utf8_lossy(n));
             b.push(b'"');
         }
         b.extend_from_slice(b",\"loc\":\"");
@@ -275,21 +290,28 @@ impl Writer {
         });
         b.extend_from_slice(loc);
         b.extend_from_slice(b"\",\"poll\":");
-        num(&mut b, u64::from(o.poll));
+        num(b, u64::from(o.poll));
         b.extend_from_slice(if o.ready {
             b",\"result\":\"Ready\"}}"
         } else {
             b",\"result\":\"Pending\"}}"
         });
-        self.raw_bytes(&b);
-        self.bytes = b;
     }
 
-    /// A flow's two ends (`s` at `from`, `f` bound to the slice enclosing `into`).
-    fn flow(&mut self, spawn: bool, id: u64, from_track: u32, from: u64, track: u32, into: u64) {
+    /// A flow's two ends (`s` at `from`, `f` bound to the slice enclosing `into`), appended to
+    /// `b`.
+    #[allow(clippy::too_many_arguments)]
+    fn flow(
+        &mut self,
+        b: &mut Vec<u8>,
+        spawn: bool,
+        id: u64,
+        from_track: u32,
+        from: u64,
+        track: u32,
+        into: u64,
+    ) {
         let name: &[u8] = if spawn { b"spawn" } else { b"wake" };
-        let mut b = std::mem::take(&mut self.bytes);
-        b.clear();
         for (ph, tid, ts) in [
             (&b"s"[..], from_track, from),
             (&b"f\",\"bp\":\"e"[..], track, into),
@@ -303,17 +325,15 @@ impl Writer {
             b.extend_from_slice(b"\",\"cat\":\"flow\",\"name\":\"");
             b.extend_from_slice(name);
             b.extend_from_slice(b"\",\"id\":");
-            num(&mut b, id);
+            num(b, id);
             b.extend_from_slice(b",\"pid\":");
-            num(&mut b, u64::from(self.pid));
+            num(b, u64::from(self.pid));
             b.extend_from_slice(b",\"tid\":");
-            num(&mut b, u64::from(tid));
+            num(b, u64::from(tid));
             b.extend_from_slice(b",\"ts\":");
-            micros(&mut b, ts);
+            micros(b, ts);
             b.push(b'}');
         }
-        self.raw_bytes(&b);
-        self.bytes = b;
     }
 
     fn raw_bytes(&mut self, b: &[u8]) {
@@ -358,31 +378,40 @@ impl Writer {
                 // worker records a poll's end after the bookkeeping that follows it (a yield's
                 // reschedule, an unpark), and the task may be stolen and polled meanwhile. It
                 // ends here, so one task's slices never overlap.
-                if let Some(prev) = self
-                    .open
-                    .iter()
-                    .find(|(t, o)| **t != track && o.task == e.task)
-                    .map(|(t, _)| *t)
-                {
-                    if let Some(o) = self.open.remove(&prev) {
-                        self.close_poll(prev, o, e.ts);
+                let prev = self.open.iter().find_map(|(t, stack)| {
+                    let at = stack.iter().position(|o| o.task == e.task);
+                    at.filter(|_| *t != track).map(|i| (*t, i))
+                });
+                if let Some((t, i)) = prev {
+                    if let Some(o) = self.open.get_mut(&t).map(|stack| stack.remove(i)) {
+                        self.close_poll(t, o, e.ts);
                     }
                 }
-                // A start whose end was dropped is forgotten.
-                self.open.insert(
-                    track,
-                    Open {
-                        task: e.task,
-                        start: e.ts,
-                        loc: e.a,
-                        poll,
-                        ready: false,
-                        flow,
-                    },
-                );
+                let stack = self.open.entry(track).or_default();
+                if e.b == 0 {
+                    // Not nested: what is still open here had its end dropped, and is forgotten.
+                    stack.clear();
+                }
+                stack.push(Open {
+                    task: e.task,
+                    start: e.ts,
+                    loc: e.a,
+                    poll,
+                    ready: false,
+                    flow,
+                    nested: Vec::new(),
+                });
             }
             Kind::PollEnd => {
-                let Some(o) = self.open.remove(&track).filter(|o| o.task == e.task) else {
+                let Some(stack) = self.open.get_mut(&track) else {
+                    return;
+                };
+                let Some(at) = stack.iter().rposition(|o| o.task == e.task) else {
+                    return;
+                };
+                // Polls nested in this one whose ends were dropped are forgotten.
+                stack.truncate(at + 1);
+                let Some(o) = stack.pop() else {
                     return;
                 };
                 self.close_poll(track, o, e.ts);
@@ -395,7 +424,7 @@ impl Writer {
                     self.naming.insert(track, e.task);
                 }
                 self.flows.insert(e.task, (e.ts, track, spawn));
-                if !self.open.contains_key(&track) {
+                if self.open.get(&track).is_none_or(Vec::is_empty) {
                     // No poll on this track for the flow to start from: a 1 ns marker.
                     let what = if spawn { "spawn" } else { "wake" };
                     let ts = self.us(e.ts);
@@ -419,7 +448,12 @@ impl Writer {
             }
             // Only the thread polling a task completes it then (else the task was idle), so an
             // open poll of this task is that thread's, whichever track it records this on.
-            Kind::Complete => match self.open.values_mut().find(|o| o.task == e.task) {
+            Kind::Complete => match self
+                .open
+                .values_mut()
+                .flat_map(|stack| stack.iter_mut())
+                .find(|o| o.task == e.task)
+            {
                 Some(o) => o.ready = true,
                 None => self.forget(e.task),
             },
