@@ -421,10 +421,12 @@ impl Handle {
             tracing::trace!(task.id = id.as_u64(), "spawn");
             self.shared.trace_spawn(id, &meta);
             if let Some(n) = notified {
-                self.shared.counters.spawned(hint);
                 match cx {
-                    Some(cx) => cx.schedule_local(n, false),
-                    None => self.shared.schedule_remote(self, n),
+                    Some(cx) => cx.schedule_spawned(n),
+                    None => {
+                        self.shared.counters.spawned(usize::MAX);
+                        self.shared.schedule_remote(self, n)
+                    }
                 }
             }
             join
