@@ -21,7 +21,10 @@
 //!    compiler fence, leaving the full barrier to the close's `membarrier(2)`, which loom cannot
 //!    model; under loom both halves are `fence(SeqCst)` (what the pair guarantees), and the
 //!    store is a swap, because loom models a plain store racing another thread's
-//!    read-modify-write wrongly (tokio-rs/loom#254).
+//!    read-modify-write wrongly (tokio-rs/loom#254). The same pair guards the LIFO slot's
+//!    owner/thief handshake (rt-sched `lifo.rs`), whose flag accesses are `Relaxed` in the
+//!    shipped build and `SeqCst` under loom: loom orders relaxed accesses around two `SeqCst`
+//!    fences more weakly than the C++ fence rules do, and reports a double take they forbid.
 //! 2. **[`unmodelled`] atomics**: process-wide statistics and id sources that take part in no
 //!    protocol (all `Relaxed`, nothing waits on them) stay std's under loom, because loom's atomics
 //!    cannot live in a `static` (and a `loom::lazy_static!` is dropped before the other threads'

@@ -425,7 +425,8 @@ impl<S: Schedule> OwnedTasks<S> {
             // a SeqCst swap, an `xchg` that drained the store buffer (the new cell's fresh
             // writes) on every spawn.
             crate::asym::light();
-            if !self.closed.load(Ordering::Relaxed) {
+            // SeqCst: a plain load on x86, and what loom needs to honour the fences.
+            if !self.closed.load(Ordering::SeqCst) {
                 std::mem::forget(task);
                 return (join, Some(notified));
             }
