@@ -1,7 +1,7 @@
 #![cfg(loom)]
-//! loom model of the stealable LIFO slot (rt-sched `lifo.rs`): the owner swaps tasks in (a
-//! displaced one goes to its queue, here run at once) and takes them back, while a take-over
-//! thread takes from the slot. Every task is polled exactly once and its cell freed once,
+//! loom model of the stealable LIFO slot (rt-sched `lifo.rs`): the owner puts tasks in (a
+//! displaced one goes to its queue, here run at once) and takes them back with plain accesses
+//! behind its half of the barrier handshake, while a take-over thread steals from the slot. Every task is polled exactly once and its cell freed once,
 //! whichever side's swap won it; none is left in the slot.
 
 mod task_support;
@@ -36,7 +36,7 @@ fn owner_and_taker_share_out_the_tasks() {
         let taker = {
             let slot = slot.clone();
             thread::spawn(move || {
-                if let Some(t) = slot.take() {
+                if let Some(t) = slot.steal() {
                     t.run();
                 }
             })

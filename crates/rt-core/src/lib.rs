@@ -11,6 +11,7 @@
 //! - rt-core never spawns a thread and never blocks: it is driven by a scheduler (rt-sched).
 //! - The task state word's layout is owned by `task/state.rs`; nobody else masks its bits.
 
+pub mod asym;
 pub mod batch;
 pub mod coop;
 pub mod driving;

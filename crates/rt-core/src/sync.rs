@@ -16,12 +16,15 @@
 //! execution differ), plus this short
 //! list of exceptions, each cited again at its site:
 //!
-//! 1. **The fence after `OwnedTasks::bind`'s slot swap** (`task/list.rs`). loom models a `SeqCst`
-//!    read-modify-write as `AcqRel` only (tokio-rs/loom#180), so the swap-then-load against
-//!    `close`'s `SeqCst` store and swaps would show a reordering the hardware forbids. Under loom
-//!    a `fence(SeqCst)` stands in for the `SeqCst` the shipped code relies on; in the shipped
-//!    build the `SeqCst` swap is itself the full barrier (an `xchg` on x86), and a fence would
-//!    cost an `mfence` per spawn.
+//! 1. **`OwnedTasks::bind`'s slot write and the barrier pair around it** (`task/list.rs`,
+//!    `asym.rs`). The shipped build stores the task pointer with a plain store and pays a
+//!    compiler fence, leaving the full barrier to the close's `membarrier(2)`, which loom cannot
+//!    model; under loom both halves are `fence(SeqCst)` (what the pair guarantees), and the
+//!    store is a swap, because loom models a plain store racing another thread's
+//!    read-modify-write wrongly (tokio-rs/loom#254). The same pair guards the LIFO slot's
+//!    owner/thief handshake (rt-sched `lifo.rs`), whose flag accesses are `Relaxed` in the
+//!    shipped build and `SeqCst` under loom: loom orders relaxed accesses around two `SeqCst`
+//!    fences more weakly than the C++ fence rules do, and reports a double take they forbid.
 //! 2. **[`unmodelled`] atomics**: process-wide statistics and id sources that take part in no
 //!    protocol (all `Relaxed`, nothing waits on them) stay std's under loom, because loom's atomics
 //!    cannot live in a `static` (and a `loom::lazy_static!` is dropped before the other threads'

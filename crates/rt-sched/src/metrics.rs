@@ -154,7 +154,9 @@ impl WorkerCounters {
     fn snapshot(&self) -> WorkerMetrics {
         WorkerMetrics {
             polls: self.polls.load(Relaxed),
-            local_schedules: self.local_schedules.load(Relaxed),
+            // A spawn on the worker is a local schedule too, counted once, as a spawn (one
+            // counter on the spawn path, not two).
+            local_schedules: self.local_schedules.load(Relaxed) + self.spawns.load(Relaxed),
             remote_schedules: self.remote_schedules.load(Relaxed),
             steals: self.steals.load(Relaxed),
             steal_operations: self.steal_operations.load(Relaxed),
@@ -343,7 +345,8 @@ impl Counters {
     }
 
     /// Worker `worker` polls a task with `poll` (`Notified::run`, or the trace's wrapper of
-    /// it): counts the poll, and with histograms on times it and the wait since its wake.
+    /// it): with histograms on, times it and the wait since its wake. The caller has counted
+    /// the poll (`WorkerCounters::poll`, through its cached pointer).
     #[inline]
     pub(crate) fn run<S: rt_core::task::Schedule>(
         &self,
@@ -351,7 +354,6 @@ impl Counters {
         task: rt_core::task::Notified<S>,
         poll: impl FnOnce(rt_core::task::Notified<S>),
     ) {
-        self.workers[worker].poll();
         match &self.histograms {
             None => poll(task),
             Some(h) => Self::run_timed(h, self.epoch, worker, task, poll),

@@ -27,9 +27,10 @@
 //! bouncing between the spawning worker and the one that stole and finished the tasks.)
 //!
 //! Closing races binding without a lock: `bind` stores its pointer and then reads `closed`;
-//! `close_and_shutdown_all` sets `closed` and then swaps every slot, all of it SeqCst (with a
-//! SeqCst fence on the closing side, and on both sides under loom, which models only fences as
-//! SeqCst). So either the binder sees `closed` (and takes its task back with a swap, unless the
+//! `close_and_shutdown_all` sets `closed` and then swaps every slot. Between the write and the
+//! read each side has one half of an asymmetric barrier pair (`crate::asym`): `bind` a compiler
+//! fence, the close a `membarrier(2)` that makes every running thread execute a full barrier
+//! (both are `SeqCst` fences under loom, and where the kernel lacks `membarrier`). So either the binder sees `closed` (and takes its task back with a swap, unless the
 //! closer got it first) or the closer's swap finds the task. Indices are never returned after
 //! the close. Modelled in `loom-tests/tests/shutdown.rs`.
 //!
@@ -69,7 +70,7 @@ use super::raw::RawTask;
 use super::{JoinHandle, Notified, Schedule, Task};
 use crossbeam_utils::CachePadded;
 
-use crate::sync::{fence, AtomicBool, AtomicPtr, AtomicUsize, Mutex, Ordering, UnsafeCell};
+use crate::sync::{AtomicBool, AtomicPtr, AtomicUsize, Mutex, Ordering, UnsafeCell};
 
 /// `Header::owned_slot` of a task that is in no list.
 pub(crate) const UNOWNED: u32 = u32::MAX;
@@ -220,6 +221,8 @@ impl<S: Schedule> OwnedTasks<S> {
     /// index to [`bind_in`](Self::bind_in) and [`remove_in`](Self::remove_in)) plus one shared
     /// cache for every other thread.
     pub fn new(caches: usize) -> OwnedTasks<S> {
+        // The bind/close handshake's barrier pair (module docs).
+        crate::asym::init();
         OwnedTasks {
             caches: (0..caches + 1)
                 .map(|_| CachePadded::new(Cache::new()))
@@ -404,18 +407,25 @@ impl<S: Schedule> OwnedTasks<S> {
         let (task, notified) = unsafe { (Task::<S>::from_raw(raw), Notified::<S>::from_raw(raw)) };
         if !closed_already {
             let slot = self.slot(index);
-            // A swap, not a store: every write to a slot is an RMW, so no write can fall
-            // between another RMW's read and write (loom models that wrongly for plain stores,
-            // tokio-rs/loom#254).
-            let prev = slot.swap(raw.header_ptr().as_ptr(), Ordering::SeqCst);
-            debug_assert!(prev.is_null(), "slot {index} was handed out while in use");
-            // The SeqCst swap and load order against the close's SeqCst store and swaps (module
-            // docs). Loom exception 1 (`rt_core::sync`): loom models a SeqCst read-modify-write
-            // as AcqRel only (tokio-rs/loom#180), so under loom a SeqCst fence stands in for it.
-            // The shipped build relies on the SeqCst swap itself, a full barrier (`xchg` on
-            // x86); an extra fence would cost an `mfence` per spawn.
+            let p = raw.header_ptr().as_ptr();
+            // A plain store: nobody else writes a slot whose index we hold but a closer's
+            // swap, which either comes before it (and finds null) or after (and finds `p`).
+            // Under loom a swap (exception 1 of `rt_core::sync`): loom models a plain store
+            // racing another thread's read-modify-write wrongly (tokio-rs/loom#254).
+            #[cfg(not(loom))]
+            slot.store(p, Ordering::Release);
             #[cfg(loom)]
-            fence(Ordering::SeqCst);
+            {
+                let prev = slot.swap(p, Ordering::SeqCst);
+                debug_assert!(prev.is_null(), "slot {index} was handed out while in use");
+            }
+            // The store, then the read of `closed`, against the close's store of `closed`, then
+            // its swaps (module docs): the light half of an asymmetric barrier pair, a compiler
+            // fence where the close pays a `membarrier` (`crate::asym`). Until issue 14 this was
+            // a SeqCst swap, an `xchg` that drained the store buffer (the new cell's fresh
+            // writes) on every spawn.
+            crate::asym::light();
+            // SeqCst: a plain load on x86, and what loom needs to honour the fences.
             if !self.closed.load(Ordering::SeqCst) {
                 std::mem::forget(task);
                 return (join, Some(notified));
@@ -476,8 +486,8 @@ impl<S: Schedule> OwnedTasks<S> {
     /// exactly once). Futures run their `Drop` on the calling thread.
     pub fn close_and_shutdown_all(&self) {
         self.closed.store(true, Ordering::SeqCst);
-        // Pairs with the SeqCst swap and load in `bind_in` (module docs).
-        fence(Ordering::SeqCst);
+        // Pairs with the store, light barrier and load in `bind_in` (module docs).
+        crate::asym::heavy();
         let mut taken = 0;
         for (k, chunk) in self.chunks.iter().enumerate() {
             let chunk = chunk.load(Ordering::Acquire);

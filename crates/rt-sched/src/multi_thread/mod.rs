@@ -59,16 +59,17 @@
 //! would. The stalled thread is never stopped or waited for: it stays the owner of its
 //! context, and the take-over reaches only the parts built to be shared. The rules:
 //!
-//! S1. A worker's LIFO slot lives in `Shared::lifos` and is an `AtomicPtr` every access to
-//!     which is a swap (`crate::lifo`); its local queue is a work-stealing deque whose stealer
+//! S1. A worker's LIFO slot lives in `Shared::lifos` and is an `AtomicPtr` that its owner
+//!     reads and writes plainly behind a barrier handshake a thief pays for (`crate::lifo`:
+//!     a `membarrier(2)` per steal, nothing extra per spawn); its local queue is a work-stealing deque whose stealer
 //!     any thread may use; its IO shard is driven by whichever thread holds it
 //!     (`IoDriver::try_drive` is exclusive). These three are all the take-over touches; the
 //!     rest of the context (counters, idle state, parker, countdowns) stays the stalled
 //!     thread's alone.
-//! S2. A substitute takes one task at a time — a swap of the LIFO slot, else one steal from
+//! S2. A substitute takes one task at a time — a steal of the LIFO slot, else one steal from
 //!     the queue, else one task from the injector — and runs it like any thief (its wakes
 //!     and spawns go to the injector: it is no worker, `CURRENT_WORKER` is null). A task is
-//!     owned by whoever's swap or steal returned it, so the stalled poll may keep spawning
+//!     owned by whoever's access or steal returned it, so the stalled poll may keep spawning
 //!     into its own slot and queue meanwhile, and pop them again once it returns, without a
 //!     hand-over (loom models `lifo_take` and `stall_takeover`).
 //! S3. With nothing to run, the substitute drives the stalled worker's shard (its sockets'
@@ -421,10 +422,12 @@ impl Handle {
             tracing::trace!(task.id = id.as_u64(), "spawn");
             self.shared.trace_spawn(id, &meta);
             if let Some(n) = notified {
-                self.shared.counters.spawned(hint);
                 match cx {
-                    Some(cx) => cx.schedule_local(n, false),
-                    None => self.shared.schedule_remote(self, n),
+                    Some(cx) => cx.schedule_spawned(n),
+                    None => {
+                        self.shared.counters.spawned(usize::MAX);
+                        self.shared.schedule_remote(self, n)
+                    }
                 }
             }
             join

@@ -159,12 +159,12 @@ fn substitute(shared: &Arc<Shared>, i: usize) {
 }
 
 /// Runs one task that only worker `i` would run: from its LIFO slot, else its local queue.
-/// Rule S2: each is taken by a swap or a steal, so the stalled thread (which may still spawn
+/// Rule S2: each is taken by the slot's `steal` or the queue's, so the stalled thread (which may still spawn
 /// into both, and pop from both once its poll returns) and this one never hold the same task.
 /// Returns whether it ran one. (Under loom, `Handle::takeover_step`, for the model.)
 pub(super) fn step(shared: &Shared, i: usize) -> bool {
     match shared.lifos[i]
-        .take()
+        .steal()
         .or_else(|| shared.stealers[i].steal())
     {
         Some(task) => {

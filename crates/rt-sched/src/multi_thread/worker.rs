@@ -64,6 +64,11 @@ pub(crate) struct WorkerContext {
     /// thread may take from it, `crate::lifo`).
     lifo: ptr::NonNull<crate::lifo::LifoSlot<Handle>>,
     lifo_polls: Cell<u32>,
+    /// This worker's counters, `Shared::counters[index]` (kept alive by `handle`; cached here
+    /// so the per-task counter bumps chase no pointers).
+    counters: ptr::NonNull<crate::metrics::WorkerCounters>,
+    /// This worker's poll stamp, `Shared::stamps[index]` (likewise).
+    stamp: ptr::NonNull<crate::stall::PollStamp>,
     /// Ticks left until the next `poll_driver_on_interval` (counts down from `event_interval`;
     /// a countdown rather than `tick % interval`, which would divide on every tick).
     until_event: Cell<u32>,
@@ -131,12 +136,16 @@ pub(crate) fn run(handle: Handle, index: usize, local: Local<Notified<Handle>>, 
     );
     let trace = handle.shared.worker_trace(index);
     let lifo = ptr::NonNull::from(&*handle.shared.lifos[index]);
+    let counters = ptr::NonNull::from(&*handle.shared.counters[index]);
+    let stamp = ptr::NonNull::from(&*handle.shared.stamps[index]);
     let cx = WorkerContext {
         handle,
         index,
         local,
         lifo,
         lifo_polls: Cell::new(0),
+        counters,
+        stamp,
         until_event: Cell::new(event_interval),
         until_global: Cell::new(global_queue_interval),
         is_searching: Cell::new(false),
@@ -173,6 +182,12 @@ impl WorkerContext {
     }
 
     #[inline]
+    fn stamp(&self) -> &crate::stall::PollStamp {
+        // SAFETY: points into `Shared::stamps`, which `self.handle` keeps alive.
+        unsafe { self.stamp.as_ref() }
+    }
+
+    #[inline]
     fn lifo(&self) -> &crate::lifo::LifoSlot<Handle> {
         // SAFETY: points into `Shared::lifos`, which `self.handle` keeps alive.
         unsafe { self.lifo.as_ref() }
@@ -192,13 +207,26 @@ impl WorkerContext {
         self.index
     }
 
+    #[inline]
     fn counters(&self) -> &crate::metrics::WorkerCounters {
-        &self.shared().counters[self.index]
+        // SAFETY: points into `Shared::counters`, which `self.handle` keeps alive.
+        unsafe { self.counters.as_ref() }
     }
 
-    /// A spawn or wake from a task running on this worker.
+    /// A wake from a task running on this worker.
     pub(crate) fn schedule_local(&self, task: Notified<Handle>, is_yield: bool) {
         self.counters().local_schedule();
+        self.push_local(task, is_yield);
+    }
+
+    /// A task spawned by a task running on this worker (counted as a spawn, which the metrics
+    /// also count as a local schedule).
+    pub(crate) fn schedule_spawned(&self, task: Notified<Handle>) {
+        self.counters().spawn();
+        self.push_local(task, false);
+    }
+
+    fn push_local(&self, task: Notified<Handle>, is_yield: bool) {
         self.shared().counters.scheduled(&task, self.index);
         if self.parked_turn.get() == 1 {
             // Parked, and our driver turn woke this task: hold auto-advance back until we
@@ -231,7 +259,7 @@ impl WorkerContext {
             // Out of tasks: with a shard of our own, its events are our next work (tasks whose
             // IO lives here); look there before taking work from another worker.
             if rt_core::OBSERVE {
-                self.shared().stamps[self.index].idle();
+                self.stamp().idle();
             }
             if self.owns_shard && self.shard_has_sources() {
                 if let Some(task) = self.poll_driver_when_out_of_work() {
@@ -256,8 +284,9 @@ impl WorkerContext {
             self.shared().notify_parked();
         }
         if rt_core::OBSERVE {
-            self.shared().stamps[self.index].enter(task.id(), task.meta_word());
+            self.stamp().enter(task.id(), task.meta_word());
         }
+        self.counters().poll();
         let trace = self.trace.as_ref().filter(|_| rt_core::OBSERVE);
         self.shared()
             .counters
