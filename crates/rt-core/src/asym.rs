@@ -70,9 +70,13 @@ mod imp {
     pub fn heavy() {
         init();
         fence(Ordering::SeqCst);
-        if MODE.load(Ordering::Acquire) == MEMBARRIER && !membarrier(CMD_PRIVATE_EXPEDITED) {
-            // The kernel promises this cannot fail once registration succeeded; if it did, the
-            // light sides that skipped their fence would be unprotected.
+        if MODE.load(Ordering::Acquire) == MEMBARRIER
+            && !membarrier(CMD_PRIVATE_EXPEDITED)
+            // Registered processes cannot see this fail; a forked child whose kernel did not
+            // carry the registration over registers again.
+            && !(membarrier(CMD_REGISTER_PRIVATE_EXPEDITED) && membarrier(CMD_PRIVATE_EXPEDITED))
+        {
+            // Then the light sides that skipped their fence would be unprotected.
             eprintln!("rt: membarrier(PRIVATE_EXPEDITED) failed after registration; aborting");
             std::process::abort();
         }

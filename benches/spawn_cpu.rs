@@ -1,0 +1,53 @@
+//! spawn_many_local on rt alone, timed by the process's CPU clock: a task spawns 10,000 trivial
+//! tasks and joins them, `ITERS` times, and the bench prints ns per task of wall time and of
+//! CPU time. With one worker (`SPAWN_CPU_WORKERS=1`, the default) the CPU time is the worker's
+//! own work, which other processes on the machine preempt but do not add to: the measure used
+//! for A/B steps of the spawn path on a loaded machine (build A and B, alternate the binaries,
+//! take the median of per-round ratios; `docs/BENCHMARKS.md`).
+//!
+//! Run: `cargo bench -p rt-benches --bench spawn_cpu` (`SPAWN_CPU_ITERS`, `SPAWN_CPU_WORKERS`).
+
+fn cpu_ns() -> u128 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `clock_gettime` writes the `timespec` we pass and nothing else.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u128 * 1_000_000_000 + ts.tv_nsec as u128
+}
+
+fn env(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn main() {
+    let iters = env("SPAWN_CPU_ITERS", 100);
+    let workers = env("SPAWN_CPU_WORKERS", 1);
+    let rt = rt::Builder::new_multi_thread()
+        .worker_threads(workers)
+        .build()
+        .unwrap();
+    let (cpu, wall) = (cpu_ns(), std::time::Instant::now());
+    for _ in 0..iters {
+        rt.block_on(async {
+            rt::spawn(async {
+                let hs: Vec<_> = (0..10_000).map(|_| rt::spawn(async {})).collect();
+                for h in hs {
+                    h.await.unwrap();
+                }
+            })
+            .await
+            .unwrap()
+        })
+    }
+    let n = (iters * 10_000) as f64;
+    let (wall, cpu) = (
+        wall.elapsed().as_nanos() as f64 / n,
+        (cpu_ns() - cpu) as f64 / n,
+    );
+    println!("{cpu:.1} ns/task cpu, {wall:.1} ns/task wall ({workers} workers)");
+}
