@@ -191,6 +191,28 @@ fn in_process(addr: SocketAddr, conns: usize, secs: u64) -> Sample {
     }
 }
 
+/// `HTTP_BENCH_METRICS=1`: where rt's server spent the run, per worker (to stderr).
+fn print_rt_metrics(runtime: &rt::Runtime) {
+    let m = runtime.metrics();
+    for w in 0..m.num_workers() {
+        eprintln!(
+            "    rt worker {w}: polls {} local_sched {} lifo_hits {} steals {} ({} ops) parks {} unparks {} \
+             reactor turns {} events {} busy {:?}",
+            m.worker_poll_count(w),
+            m.worker_local_schedule_count(w),
+            m.worker_lifo_hit_count(w),
+            m.worker_steal_count(w),
+            m.worker_steal_operations(w),
+            m.worker_park_count(w),
+            m.worker_unpark_count(w),
+            m.worker_reactor_turn_count(w),
+            m.worker_reactor_event_count(w),
+            m.worker_total_busy_duration(w),
+        );
+    }
+    eprintln!("    rt remote_schedule {}", m.remote_schedule_count());
+}
+
 fn median<T: Copy + PartialOrd>(mut v: Vec<T>) -> T {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
     v[v.len() / 2]
@@ -237,9 +259,13 @@ fn main() {
             in_process(addr, c, secs)
         }
     };
+    let show_metrics = std::env::var_os("HTTP_BENCH_METRICS").is_some();
     let run = |make: fn() -> (Server, SocketAddr), c: usize| {
         let (server, addr) = make();
         let s = load(addr, c);
+        if let (true, Server::Rt(runtime)) = (show_metrics, &server) {
+            print_rt_metrics(runtime);
+        }
         drop(server);
         s
     };

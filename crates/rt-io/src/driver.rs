@@ -80,6 +80,17 @@ impl Driver {
                 let _ = waker.wake();
             })
         };
+        if !own_thread && shards > 1 {
+            // Each shard's listen epoll (`listen.rs`), over the shards' polls (through their
+            // registries: the same epoll instances, and they live as long as the shards).
+            let fds: Vec<_> = parts
+                .iter()
+                .map(|p| std::os::fd::AsRawFd::as_raw_fd(&p.registry))
+                .collect();
+            for (k, part) in parts.iter_mut().enumerate() {
+                part.listen = Some(crate::listen::Listen::new(k, &fds)?);
+            }
+        }
         let time = TimeDriver::new(&parts[0].registry, TIMER_TOKEN, unpark)?;
         let handle = Handle::new(Reactor::new(parts.into_boxed_slice(), time, !own_thread));
         let mut cores = polls.into_iter().map(reactor::Core::new);

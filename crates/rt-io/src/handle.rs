@@ -99,6 +99,9 @@ pub(crate) struct Shard {
     /// IO readiness events its turns delivered (`WorkerDriver::events`): a statistic in no
     /// protocol (`unmodelled`, the shim's exception 2).
     pub(crate) events: unmodelled::AtomicU64,
+    /// Its listen epoll, when the workers drive a reactor of several shards: a blocking turn
+    /// waits there, so an event on another shard it was asked to hear ends it (`listen.rs`).
+    pub(crate) listen: Option<crate::listen::Listen>,
 }
 
 /// A worker thread's own shard, and the reactor it belongs to.
@@ -392,6 +395,7 @@ impl Shard {
             sources: AtomicUsize::new(0),
             cpu: AtomicUsize::new(usize::MAX),
             events: unmodelled::AtomicU64::new(0),
+            listen: None,
         }
     }
 

@@ -49,6 +49,7 @@ compile_error!(
 pub mod io;
 mod driver;
 mod handle;
+mod listen;
 pub mod net;
 mod reactor;
 mod readiness;

@@ -100,7 +100,16 @@ impl WorkerDriver {
         {
             shard_ref.cpu.store(current_cpu(), Ordering::Relaxed);
         }
-        match catch_unwind(AssertUnwindSafe(|| reactor::turn(handle, core, timeout))) {
+        let turn = || match (&shard_ref.listen, timeout) {
+            (_, Some(Duration::ZERO)) | (None, _) => reactor::turn(handle, core, timeout),
+            (Some(listen), _) => {
+                // Wait where the shards this one was asked to hear can end the wait too
+                // (`listen.rs`), then take the own shard's events without waiting.
+                listen.wait(timeout);
+                reactor::turn(handle, core, Some(Duration::ZERO))
+            }
+        };
+        match catch_unwind(AssertUnwindSafe(turn)) {
             Ok(events) => shard_ref.count_events(events),
             Err(_) => {
                 drop(guard);
@@ -108,6 +117,20 @@ impl WorkerDriver {
             }
         }
         true
+    }
+
+    /// Makes the next blocking turn of `shard` (or the one under way) end when `other` has IO
+    /// events, or at once if it has some now; one turn only, so a scheduler arms it each time
+    /// it blocks while `other`'s owner is busy, and then polls `other` itself
+    /// (`listen.rs`). Nothing happens with a single shard or a reactor thread of its own.
+    pub fn listen_to(&self, shard: usize, other: usize) {
+        let shards = &self.handle.inner.shards;
+        if let (Some(listen), true) = (&shards[shard].listen, shard != other) {
+            listen.arm(
+                other,
+                std::os::fd::AsRawFd::as_raw_fd(&shards[other].registry),
+            );
+        }
     }
 
     /// [`WorkerDriver::try_drive`] for a thread that is about to block because it has nothing

@@ -112,6 +112,10 @@ impl rt_sched::IoDriver for WorkerDrivenIo {
         self.0.unpark(shard);
     }
 
+    fn listen_to(&self, shard: usize, other: usize) {
+        self.0.listen_to(shard, other);
+    }
+
     fn is_running(&self) -> bool {
         self.0.is_running()
     }

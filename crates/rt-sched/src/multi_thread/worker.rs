@@ -83,6 +83,10 @@ pub(crate) struct WorkerContext {
     owns_shard: bool,
     /// Per shard: its turn count when this worker last looked (see `WATCH_INTERVAL`).
     seen_turns: Box<[Cell<u64>]>,
+    /// Per shard: its turn count when this worker, woken to hear it, found it held by another
+    /// thread (`u64::MAX`: not so). Not heard again until it takes another turn
+    /// (`listen_to_busy`).
+    deaf_at: Box<[Cell<u64>]>,
     /// In `drive` (parked, turning the driver): 1; 2 once a wake put a task on this worker's
     /// own queues and `Shared::settling` counts it; 0 otherwise.
     parked_turn: Cell<u8>,
@@ -153,6 +157,7 @@ pub(crate) fn run(handle: Handle, index: usize, local: Local<Notified<Handle>>, 
         shard,
         owns_shard,
         seen_turns: (0..shards).map(|_| Cell::new(0)).collect(),
+        deaf_at: (0..shards).map(|_| Cell::new(u64::MAX)).collect(),
         parked_turn: Cell::new(0),
         parker,
         reclaim: Cell::new(ptr::null()),
@@ -476,6 +481,7 @@ impl WorkerContext {
         let watching = self.owns_shard && self.others_busy();
         if watching {
             timeout = Some(timeout.map_or(WATCH_INTERVAL, |t| t.min(WATCH_INTERVAL)));
+            self.listen_to_busy(driver);
         }
         // Checked again once we hold the shard: a notify whose unpark another thread's turn
         // of this shard took before we got it would otherwise leave us blocked.
@@ -501,7 +507,7 @@ impl WorkerContext {
         }
         let mut no_work = self.lifo_is_empty() && self.local.is_empty();
         if no_work && watching {
-            self.watch_others(driver);
+            self.watch_others_from_park(driver);
             no_work = self.lifo_is_empty() && self.local.is_empty();
         }
         if no_work {
@@ -548,6 +554,41 @@ impl WorkerContext {
             } else {
                 seen.set(turns);
             }
+        }
+    }
+
+    /// Before blocking in our own shard: let IO on a busy worker's shard end the wait
+    /// (`IoDriver::listen_to`), so we serve it at once (`watch_others_from_park`).
+    fn listen_to_busy(&self, driver: &dyn crate::IoDriver) {
+        let shared = self.shared();
+        for k in 0..self.seen_turns.len() {
+            if k != self.shard
+                && !shared.idle.is_parked(k)
+                && self.deaf_at[k].get() != driver.turns(k)
+            {
+                driver.listen_to(self.shard, k);
+            }
+        }
+    }
+
+    /// Woken in our own shard with nothing to do there, while another worker is busy: poll
+    /// the busy workers' shards without blocking. Unlike `watch_others` (a busy worker's
+    /// look), this does not wait for a shard to stand still first: we are idle, so its
+    /// events are better run here now than after its owner's current task (tokio's idle
+    /// worker, in its one shared poll, takes every connection's events the same way).
+    fn watch_others_from_park(&self, driver: &dyn crate::IoDriver) {
+        let shared = self.shared();
+        for (k, seen) in self.seen_turns.iter().enumerate() {
+            if k == self.shard {
+                continue;
+            }
+            if !shared.idle.is_parked(k) {
+                let drove = driver.try_drive(k, Some(Duration::ZERO), &|| false);
+                // Held by its owner, who is between being notified and running (or in a
+                // turn): hearing it again now would only wake us again at once.
+                self.deaf_at[k].set(if drove { u64::MAX } else { driver.turns(k) });
+            }
+            seen.set(driver.turns(k));
         }
     }
 

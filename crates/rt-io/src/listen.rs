@@ -1,0 +1,160 @@
+//! Hearing other shards while blocked in one's own: a worker that parks in its shard can be
+//! woken at once by IO that arrives on a busy worker's shard, instead of finding it only at
+//! its next watch timeout.
+//!
+//! Each shard `k` (when the workers drive a reactor of more than one shard) has a *listen*
+//! epoll `L_k` beside its `mio::Poll` `E_k`. `L_k` holds `E_k` (level-triggered, always armed)
+//! and every other shard's `E_t` (`EPOLLONESHOT`, disarmed until [`Listen::arm`]). A blocking
+//! turn of shard `k` waits in `L_k` and then polls `E_k` without waiting: whatever makes `E_k`
+//! ready (an event, a waker, the timerfd) ends the wait as before, and so does an event on an
+//! armed `E_t`. Arming is `EPOLL_CTL_MOD`, which looks at `E_t`'s readiness at once, so events
+//! already pending there end the wait immediately; each arming ends at most one wait (one-shot).
+//! Epoll instances may nest but not in a cycle, which is why the listen epolls are separate:
+//! no `E` holds an `L`.
+//!
+//! Only the turn's blocking step changes; who holds a shard, and every wake-up rule of
+//! `WorkerDriver::try_drive`, stay as they were. The scheduler decides whom to hear
+//! (`rt_sched::IoDriver::listen_to`: the shards of workers that are busy when it parks) and
+//! polls those shards itself when woken.
+
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::time::Duration;
+
+use crate::syscall::cvt;
+
+/// One shard's listen epoll, `L_k` (see the module docs).
+#[derive(Debug)]
+pub(crate) struct Listen {
+    fd: OwnedFd,
+    /// `E_k`, the shard's own `mio::Poll`.
+    own: RawFd,
+}
+
+/// The `epoll_event::u64` of the shard's own poll in its listen epoll; another shard's poll
+/// carries its index.
+const OWN: u64 = u64::MAX;
+
+impl Listen {
+    /// Builds `L_k` for shard `own_index` out of every shard's poll fd (`polls[t]` is `E_t`).
+    pub(crate) fn new(own_index: usize, polls: &[RawFd]) -> io::Result<Listen> {
+        // SAFETY: no pointer arguments; the result is checked by `cvt`.
+        let fd = cvt(unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) })?;
+        // SAFETY: `epoll_create1` returned a new descriptor that nothing else owns.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        let listen = Listen {
+            fd,
+            own: polls[own_index],
+        };
+        listen.ctl(libc::EPOLL_CTL_ADD, listen.own, libc::EPOLLIN as u32, OWN)?;
+        for (t, &poll) in polls.iter().enumerate() {
+            if t != own_index {
+                // Disarmed: a one-shot entry without `EPOLLIN` reports nothing.
+                listen.ctl(
+                    libc::EPOLL_CTL_ADD,
+                    poll,
+                    libc::EPOLLONESHOT as u32,
+                    t as u64,
+                )?;
+            }
+        }
+        Ok(listen)
+    }
+
+    fn ctl(&self, op: libc::c_int, fd: RawFd, events: u32, data: u64) -> io::Result<()> {
+        let mut ev = libc::epoll_event { events, u64: data };
+        // SAFETY: `self.fd` is a live epoll descriptor and `fd` a live one (a shard's poll,
+        // which lives as long as the reactor that owns `self`); `ev` outlives the call.
+        cvt(unsafe { libc::epoll_ctl(self.fd.as_raw_fd(), op, fd, &mut ev) })?;
+        Ok(())
+    }
+
+    /// Makes the next blocking wait in this listen epoll (or the current one) end when `other`
+    /// (shard `index`'s poll) has events, or at once if it has some now. One wait only.
+    pub(crate) fn arm(&self, index: usize, other: RawFd) {
+        let events = (libc::EPOLLIN | libc::EPOLLONESHOT) as u32;
+        // Fails only if the descriptors are gone (the reactor is being dropped); the watch
+        // timeout of the scheduler then still bounds the wait.
+        let _ = self.ctl(libc::EPOLL_CTL_MOD, other, events, index as u64);
+    }
+
+    /// Blocks until the own poll or an armed other shard is ready, or `timeout` (`None`: no
+    /// limit). The events themselves stay where they are, for the turns that follow.
+    pub(crate) fn wait(&self, timeout: Option<Duration>) {
+        let ms = match timeout {
+            None => -1,
+            // Rounded up: a wait must not end before its timeout (and 0 must stay 0).
+            Some(t) => {
+                libc::c_int::try_from(t.as_nanos().div_ceil(1_000_000)).unwrap_or(libc::c_int::MAX)
+            }
+        };
+        let mut events = [libc::epoll_event { events: 0, u64: 0 }; 4];
+        // SAFETY: `self.fd` is a live epoll descriptor; `events` is writable for its length.
+        // An error (EINTR) only ends the wait early, which a turn allows.
+        let _ = unsafe {
+            libc::epoll_wait(
+                self.fd.as_raw_fd(),
+                events.as_mut_ptr(),
+                events.len() as libc::c_int,
+                ms,
+            )
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    use crate::Driver;
+
+    /// A thread blocked in shard 1's turn with no timeout, told to hear shard 0, wakes when
+    /// a socket on shard 0 becomes readable (without `listen_to` it would block for good: the
+    /// hang guard below is what fails then).
+    #[test]
+    fn a_blocked_turn_ends_on_an_event_of_a_heard_shard() {
+        let driver = Driver::start_on_workers(2).unwrap();
+        let handle = driver.handle();
+        let workers = driver.worker_driver().unwrap();
+        let (a, mut peer) = std::os::unix::net::UnixStream::pair().unwrap();
+        a.set_nonblocking(true).unwrap();
+        let ours = std::thread::scope(|s| {
+            s.spawn(|| {
+                workers.bind_thread(0);
+                let _g = handle.enter();
+                crate::io::poll_evented::PollEvented::new(mio::net::UnixStream::from_std(a))
+                    .unwrap()
+            })
+            .join()
+            .unwrap()
+        });
+        // Take the registration's first (writable) event, and any wake-up, off both shards.
+        assert!(workers.try_drive(0, Some(Duration::ZERO), &|| false));
+        assert!(workers.try_drive(1, Some(Duration::ZERO), &|| false));
+        let (done_tx, done_rx) = mpsc::channel();
+        let (armed_tx, armed_rx) = mpsc::channel();
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                workers.listen_to(1, 0);
+                armed_tx.send(()).unwrap();
+                assert!(workers.try_drive(1, None, &|| false));
+                done_tx.send(()).unwrap();
+            });
+            armed_rx.recv().unwrap();
+            peer.write_all(b"x").unwrap();
+            let heard = done_rx.recv_timeout(Duration::from_secs(30));
+            if heard.is_err() {
+                workers.unpark(1); // release the blocked thread before failing
+            }
+            assert!(
+                heard.is_ok(),
+                "the event on shard 0 did not end shard 1's wait"
+            );
+        });
+        // The event is still shard 0's to deliver.
+        assert!(workers.try_drive(0, Some(Duration::ZERO), &|| false));
+        drop(ours);
+    }
+}
