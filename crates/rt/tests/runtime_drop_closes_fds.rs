@@ -98,13 +98,14 @@ fn spawn_blocking(rt: &rt::Runtime) {
 #[test]
 fn runtime_drop_closes_fds() {
     type Use = fn(&rt::Runtime);
+    type Build = fn() -> rt::Runtime;
     let uses: [(&str, Use); 4] = [
         ("unused", unused),
         ("block_on", block_on),
         ("io task", io_task),
         ("spawn_blocking", spawn_blocking),
     ];
-    let flavours: [(&str, fn() -> rt::Runtime); 3] = [
+    let flavours: [(&str, Build); 3] = [
         ("current_thread", current_thread),
         ("multi_thread", multi_thread),
         ("multi_thread + reactor_thread", multi_thread_reactor_thread),
