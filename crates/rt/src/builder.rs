@@ -427,10 +427,15 @@ impl Builder {
         // `None` with a dedicated `rt-io` thread: then the scheduler never touches the reactor.
         let io_driver: Option<Arc<dyn rt_sched::IoDriver>> = io.worker_driver().map(|d| {
             // A pool that goes quiet may be what held auto-advance back: have an idle worker
-            // decide again.
-            let io = io.handle();
-            pool.spawner()
-                .set_on_quiet(Arc::new(move || io.poke_auto_advance()));
+            // decide again. Through the `Weak` cell, not a clone of the reactor's handle: the
+            // reactor keeps the pool's spawner (the lookup hook above), and a pool holding the
+            // reactor would be a cycle that keeps both (and their fds) alive for good.
+            let cell = cell.clone();
+            pool.spawner().set_on_quiet(Arc::new(move || {
+                if let Some(inner) = cell.get().and_then(Weak::upgrade) {
+                    inner.io.poke_auto_advance();
+                }
+            }));
             Arc::new(WorkerDrivenIo(d, pool.spawner().clone())) as Arc<dyn rt_sched::IoDriver>
         });
         let panic = (self.unhandled_panic == crate::UnhandledPanic::ShutdownRuntime)
