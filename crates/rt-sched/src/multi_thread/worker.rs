@@ -507,7 +507,7 @@ impl WorkerContext {
         }
         let mut no_work = self.lifo_is_empty() && self.local.is_empty();
         if no_work && watching {
-            self.watch_others_from_park(driver);
+            self.watch_others(driver, true);
             no_work = self.lifo_is_empty() && self.local.is_empty();
         }
         if no_work {
@@ -538,27 +538,8 @@ impl WorkerContext {
         (0..shared.stealers.len()).any(|i| i != self.index && !shared.idle.is_parked(i))
     }
 
-    /// Polls, without blocking, every other shard that took no turn since this worker last
-    /// looked while its owner is busy: the owner is stuck in a long task, and the events
-    /// waiting there would otherwise wait for it.
-    fn watch_others(&self, driver: &dyn crate::IoDriver) {
-        let shared = self.shared();
-        for (k, seen) in self.seen_turns.iter().enumerate() {
-            if k == self.shard {
-                continue;
-            }
-            let turns = driver.turns(k);
-            if turns == seen.get() && !shared.idle.is_parked(k) {
-                driver.try_drive(k, Some(Duration::ZERO), &|| false);
-                seen.set(driver.turns(k));
-            } else {
-                seen.set(turns);
-            }
-        }
-    }
-
     /// Before blocking in our own shard: let IO on a busy worker's shard end the wait
-    /// (`IoDriver::listen_to`), so we serve it at once (`watch_others_from_park`).
+    /// (`IoDriver::listen_to`), so we serve it at once (`watch_others` from the park).
     fn listen_to_busy(&self, driver: &dyn crate::IoDriver) {
         let shared = self.shared();
         for k in 0..self.seen_turns.len() {
@@ -571,24 +552,33 @@ impl WorkerContext {
         }
     }
 
-    /// Woken in our own shard with nothing to do there, while another worker is busy: poll
-    /// the busy workers' shards without blocking. Unlike `watch_others` (a busy worker's
-    /// look), this does not wait for a shard to stand still first: we are idle, so its
-    /// events are better run here now than after its owner's current task (tokio's idle
-    /// worker, in its one shared poll, takes every connection's events the same way).
-    fn watch_others_from_park(&self, driver: &dyn crate::IoDriver) {
+    /// Polls, without blocking, the shards of other workers that are not parked, whose
+    /// sockets' events would otherwise wait for their owner.
+    ///
+    /// From a busy worker (`from_park == false`, every `event_interval` ticks) only a shard that
+    /// took no turn since this worker last looked: its owner is stuck in a long task or
+    /// descheduled. From a park (woken in our own shard with nothing to do there) every busy
+    /// worker's shard, without waiting for it to stand still: we are idle, so its events are
+    /// better run here now than after its owner's current task (tokio's idle worker, in its one
+    /// shared poll, takes every connection's events the same way); a shard found held by its
+    /// owner (between being notified and running, or in a turn) is not listened to again until
+    /// it turns (`deaf_at`), as hearing it would only wake us again at once.
+    fn watch_others(&self, driver: &dyn crate::IoDriver, from_park: bool) {
         let shared = self.shared();
         for (k, seen) in self.seen_turns.iter().enumerate() {
             if k == self.shard {
                 continue;
             }
-            if !shared.idle.is_parked(k) {
+            let turns = driver.turns(k);
+            if !shared.idle.is_parked(k) && (from_park || turns == seen.get()) {
                 let drove = driver.try_drive(k, Some(Duration::ZERO), &|| false);
-                // Held by its owner, who is between being notified and running (or in a
-                // turn): hearing it again now would only wake us again at once.
-                self.deaf_at[k].set(if drove { u64::MAX } else { driver.turns(k) });
+                if from_park {
+                    self.deaf_at[k].set(if drove { u64::MAX } else { driver.turns(k) });
+                }
+                seen.set(driver.turns(k));
+            } else {
+                seen.set(turns);
             }
-            seen.set(driver.turns(k));
         }
     }
 
@@ -618,7 +608,7 @@ impl WorkerContext {
         self.turn_driver_nonblocking();
         if self.owns_shard {
             if let Some(driver) = self.shared().io_driver.as_deref() {
-                self.watch_others(driver);
+                self.watch_others(driver, false);
             }
         }
     }
