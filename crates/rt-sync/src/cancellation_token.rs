@@ -224,6 +224,30 @@ impl CancellationToken {
         }
     }
 
+    /// Runs `fut` until it completes (`Some(output)`) or this token is cancelled (`None`, and
+    /// `fut` is dropped unfinished), as tokio-util's method of the same name. The token is
+    /// checked first at every poll, so a token cancelled before the first poll never runs `fut`.
+    ///
+    /// # Cancel safety
+    /// As cancel safe as `fut`: dropping the returned future drops `fut` where it stands.
+    pub async fn run_until_cancelled<F: Future>(&self, fut: F) -> Option<F::Output> {
+        let mut cancelled = std::pin::pin!(self.cancelled());
+        let mut fut = std::pin::pin!(fut);
+        std::future::poll_fn(|cx| {
+            if cancelled.as_mut().poll(cx).is_ready() {
+                return Poll::Ready(None);
+            }
+            fut.as_mut().poll(cx).map(Some)
+        })
+        .await
+    }
+
+    /// [`run_until_cancelled`](CancellationToken::run_until_cancelled) for a future that owns
+    /// the token (to move it into a task).
+    pub async fn run_until_cancelled_owned<F: Future>(self, fut: F) -> Option<F::Output> {
+        self.run_until_cancelled(fut).await
+    }
+
     /// A guard that cancels this token when dropped, unless [`disarm`](DropGuard::disarm)ed.
     pub fn drop_guard(self) -> DropGuard {
         DropGuard { token: Some(self) }

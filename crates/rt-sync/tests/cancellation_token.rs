@@ -94,3 +94,60 @@ fn drop_guard_cancels_on_drop_unless_disarmed() {
     drop(guard);
     assert!(token.is_cancelled());
 }
+
+#[test]
+fn run_until_cancelled_returns_the_output_or_none_and_drops_the_future() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    // Completes first: its output comes back.
+    let token = CancellationToken::new();
+    assert_eq!(block_on(token.run_until_cancelled(async { 7 })), Some(7));
+
+    // Cancelled before the first poll: the future never runs, and is dropped once.
+    struct Counted(Arc<AtomicUsize>);
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    let drops = Arc::new(AtomicUsize::new(0));
+    let ran = Arc::new(AtomicUsize::new(0));
+    token.cancel();
+    let guard = Counted(drops.clone());
+    let r = ran.clone();
+    let out = block_on(token.run_until_cancelled(async move {
+        let _guard = guard;
+        r.fetch_add(1, Ordering::SeqCst);
+    }));
+    assert_eq!(out, None);
+    assert_eq!(
+        ran.load(Ordering::SeqCst),
+        0,
+        "a cancelled token must not run the future"
+    );
+    assert_eq!(drops.load(Ordering::SeqCst), 1);
+
+    // Cancelled while the future waits: the waiter is woken, the result is None, and the
+    // pending future is dropped unfinished.
+    let token = CancellationToken::new();
+    let (tx, rx) = rt::sync::oneshot::channel::<u32>();
+    let waker = CountWaker::new();
+    let guard = Counted(drops.clone());
+    let mut fut = pin!(token.clone().run_until_cancelled_owned(async move {
+        let _guard = guard;
+        rx.await.unwrap()
+    }));
+    assert!(poll_with(fut.as_mut(), &waker).is_pending());
+    token.cancel();
+    assert_eq!(waker.count(), 1);
+    assert_eq!(
+        poll_with(fut.as_mut(), &waker),
+        std::task::Poll::Ready(None)
+    );
+    assert_eq!(drops.load(Ordering::SeqCst), 2);
+    assert!(
+        tx.send(1).is_err(),
+        "the receiver went with the dropped future"
+    );
+}

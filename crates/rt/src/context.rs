@@ -72,6 +72,17 @@ pub(crate) fn try_current() -> Option<Handle> {
         .flatten()
 }
 
+/// [`try_current`], telling a thread outside any runtime from one whose thread-local is gone
+/// (a thread-local destructor running after the runtime context was torn down).
+pub(crate) fn try_current_or_why() -> Result<Handle, crate::handle::TryCurrentError> {
+    use crate::handle::TryCurrentError;
+    match CURRENT_RUNTIME.try_with(|c| c.borrow().clone()) {
+        Ok(Some(handle)) => Ok(handle),
+        Ok(None) => Err(TryCurrentError::missing_context()),
+        Err(_) => Err(TryCurrentError::thread_local_destroyed()),
+    }
+}
+
 pub(crate) fn is_driving() -> bool {
     rt_core::driving::is_driving()
 }

@@ -60,9 +60,10 @@ impl Handle {
         }
     }
 
-    /// The runtime this thread is in, if any.
-    pub fn try_current() -> Option<Handle> {
-        context::try_current()
+    /// The runtime this thread is in, or why there is none: tokio's signature, so
+    /// `if let Ok(handle) = Handle::try_current()` ports unchanged.
+    pub fn try_current() -> Result<Handle, TryCurrentError> {
+        context::try_current_or_why()
     }
 
     /// Spawns a task onto this runtime. Does not poll it: the caller continues at once. The
@@ -163,3 +164,52 @@ impl Handle {
         crate::metrics::snapshot(self)
     }
 }
+
+/// Why [`Handle::try_current`] found no runtime (tokio's `TryCurrentError`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TryCurrentError {
+    thread_local_destroyed: bool,
+}
+
+impl TryCurrentError {
+    pub(crate) fn missing_context() -> TryCurrentError {
+        TryCurrentError {
+            thread_local_destroyed: false,
+        }
+    }
+
+    pub(crate) fn thread_local_destroyed() -> TryCurrentError {
+        TryCurrentError {
+            thread_local_destroyed: true,
+        }
+    }
+
+    /// The thread is not inside a runtime (not a worker, not in `block_on`, no `EnterGuard`).
+    pub fn is_missing_context(&self) -> bool {
+        !self.thread_local_destroyed
+    }
+
+    /// The thread's runtime context was already destroyed (called from a thread-local's
+    /// destructor while the thread exits).
+    pub fn is_thread_local_destroyed(&self) -> bool {
+        self.thread_local_destroyed
+    }
+}
+
+impl std::fmt::Display for TryCurrentError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.thread_local_destroyed {
+            f.write_str(
+                "the rt runtime context of this thread was already destroyed \
+                 (called from a thread-local destructor)",
+            )
+        } else {
+            f.write_str(
+                "no rt runtime on this thread: call it from a task, inside Runtime::block_on or \
+                 #[rt::main], or enter one with Runtime::enter / Handle::enter",
+            )
+        }
+    }
+}
+
+impl std::error::Error for TryCurrentError {}

@@ -11,7 +11,7 @@ use rt_sched::{blocking, current_thread, multi_thread};
 
 use crate::context::{self, EnterGuard};
 pub use crate::flavor::RuntimeFlavor;
-pub use crate::handle::Handle;
+pub use crate::handle::{Handle, TryCurrentError};
 pub use crate::metrics::RuntimeMetrics;
 pub use crate::unhandled::UnhandledPanic;
 pub use crate::Builder;

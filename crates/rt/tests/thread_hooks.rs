@@ -73,12 +73,12 @@ fn hooks_run_on_the_thread_inside_the_runtime_context() {
             .on_thread_start(move || {
                 let name = std::thread::current().name().map(str::to_owned);
                 // Inside the runtime context: a handle is reachable from the hook.
-                let in_rt = rt::Handle::try_current().is_some();
+                let in_rt = rt::Handle::try_current().is_ok();
                 start.lock().unwrap().push(("start", name, in_rt));
             })
             .on_thread_stop(move || {
                 let name = std::thread::current().name().map(str::to_owned);
-                let in_rt = rt::Handle::try_current().is_some();
+                let in_rt = rt::Handle::try_current().is_ok();
                 stop.lock().unwrap().push(("stop", name, in_rt));
             })
             .build()
