@@ -215,11 +215,56 @@ fn chained_spawn(c: &mut Criterion) {
     g.finish();
 }
 
+/// `block_in_place` calls made by one task in a row, each around a trivial closure: what handing
+/// the worker to a substitute thread and taking it back costs.
+const BLOCK_IN_PLACE_CALLS: usize = 200;
+
+fn rt_block_in_place(rt: &rt::Runtime) {
+    rt.block_on(async {
+        rt::spawn(async {
+            for i in 0..BLOCK_IN_PLACE_CALLS {
+                std::hint::black_box(rt::task::block_in_place(|| std::hint::black_box(i)));
+            }
+        })
+        .await
+        .unwrap()
+    })
+}
+
+fn tokio_block_in_place(tk: &tokio::runtime::Runtime) {
+    tk.block_on(async {
+        tokio::spawn(async {
+            for i in 0..BLOCK_IN_PLACE_CALLS {
+                std::hint::black_box(tokio::task::block_in_place(|| std::hint::black_box(i)));
+            }
+        })
+        .await
+        .unwrap()
+    })
+}
+
+fn block_in_place(c: &mut Criterion) {
+    let mut g = c.benchmark_group("block_in_place");
+    g.sample_size(20).measurement_time(Duration::from_secs(3));
+    let rt = rt_runtime(true);
+    g.bench_function("rt", |b| b.iter(|| rt_block_in_place(&rt)));
+    let tk = tokio_runtime();
+    g.bench_function("tokio", |b| b.iter(|| tokio_block_in_place(&tk)));
+    g.finish();
+    rt_benches::paired(
+        "block_in_place (x200 calls)",
+        30,
+        || rt_block_in_place(&rt),
+        || tokio_block_in_place(&tk),
+    );
+}
+
 criterion_group!(
     benches,
     spawn_many_local,
     spawn_many_remote,
     yield_many,
-    chained_spawn
+    chained_spawn,
+    block_in_place
 );
 criterion_main!(benches);

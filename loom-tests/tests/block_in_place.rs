@@ -11,6 +11,11 @@
 //! * `reclaim_races_the_substitute`: the closure returns at once, so the reclaim races the
 //!   substitute's start, its run of the child and its park; the child still runs exactly once,
 //!   on the substitute or on the worker after it is back.
+//! * `second_lend_reuses_a_queued_job`: a first `block_in_place` returns at once, so its job
+//!   may still be queued on the lend pool when the second one (which waits for a held child,
+//!   as in the first model) re-arms the worker's record: the re-arm races the stale job's
+//!   start (`lend.rs`: `QUEUED` → `QUEUED|ARMED` against `QUEUED` → 0); either the old job
+//!   serves the second lend or a new one is queued, and the child still runs exactly once.
 
 mod task_support;
 
@@ -21,7 +26,7 @@ use rt_sched::current_thread::park_block_on;
 use rt_sched::multi_thread::{block_in_place, MultiThread};
 use task_support::model;
 
-fn run(wait_in_closure: bool) {
+fn run(wait_in_closure: bool, twice: bool) {
     let mut rt = MultiThread::new(task_support::mt_config(1, None));
     rt.start().unwrap();
     let handle = rt.handle().clone();
@@ -36,6 +41,10 @@ fn run(wait_in_closure: bool) {
                     },
                     next_id(),
                 );
+                if twice {
+                    // Returns at once: its job may stay queued for the next lend.
+                    assert!(matches!(block_in_place(|| 1), Ok(1)));
+                }
                 let r = block_in_place(move || {
                     if wait_in_closure {
                         park_block_on(child).unwrap();
@@ -61,10 +70,15 @@ fn run(wait_in_closure: bool) {
 
 #[test]
 fn held_task_runs_while_lent() {
-    model(|| run(true));
+    model(|| run(true, false));
 }
 
 #[test]
 fn reclaim_races_the_substitute() {
-    model(|| run(false));
+    model(|| run(false, false));
+}
+
+#[test]
+fn second_lend_reuses_a_queued_job() {
+    model(|| run(true, true));
 }

@@ -29,8 +29,26 @@ pub struct Config {
     pub threads: ThreadSpawner,
 }
 
+/// One unit of queued work.
+enum Work {
+    /// A `spawn_blocking` task.
+    Task(Notified<Spawner>),
+    /// A plain closure (`Spawner::spawn_raw`): no task, no handle; dropped unrun at shutdown.
+    Raw(Box<dyn FnOnce() + Send>),
+}
+
+impl Work {
+    /// Drops the work unrun (shutdown, or no thread to run it).
+    fn cancel(self) {
+        match self {
+            Work::Task(t) => t.shutdown(),
+            Work::Raw(f) => drop(f),
+        }
+    }
+}
+
 struct State {
-    queue: VecDeque<Notified<Spawner>>,
+    queue: VecDeque<Work>,
     /// Threads counted as serving the queue (a thread that decided to exit is no longer one).
     threads: usize,
     /// Threads not yet finished, `on_thread_stop` included: what shutdown waits for.
@@ -131,8 +149,8 @@ impl BlockingPool {
             inner.work.notify_all();
             s.queue.drain(..).collect()
         };
-        for t in queued {
-            t.shutdown();
+        for w in queued {
+            w.cancel();
         }
         let deadline = timeout.map(|t| Instant::now() + t);
         let mut s = inner.state.lock().unwrap();
@@ -185,22 +203,30 @@ impl Spawner {
         if let Some(r) = self.inner.trace.get().filter(|_| rt_core::OBSERVE) {
             r.spawn_here(id.as_u64(), &meta);
         }
-        if let Err(e) = self.push(notified) {
+        if let Err(e) = self.push(Work::Task(notified)) {
             // Could not start a thread: the task was cancelled; report on the handle.
             tracing::warn!("spawn_blocking: {e}");
         }
         join
     }
 
-    fn push(&self, task: Notified<Spawner>) -> io::Result<()> {
+    /// Runs `f` on a pool thread, as is: not as a task (no handle, no panic capture, no trace
+    /// slice). After shutdown `f` is dropped unrun. `Err` when a thread was needed and the OS
+    /// refused one: `f` then still runs once a busy thread is free, or is dropped unrun if the
+    /// pool has none.
+    pub(crate) fn spawn_raw(&self, f: impl FnOnce() + Send + 'static) -> io::Result<()> {
+        self.push(Work::Raw(Box::new(f)))
+    }
+
+    fn push(&self, work: Work) -> io::Result<()> {
         let inner = &self.inner;
         let mut s = inner.state.lock().unwrap();
         if s.shutdown {
             drop(s);
-            task.shutdown();
+            work.cancel();
             return Ok(());
         }
-        s.queue.push_back(task);
+        s.queue.push_back(work);
         if s.idle > s.notified {
             s.notified += 1;
             inner.work.notify_one();
@@ -226,8 +252,8 @@ impl Spawner {
                 // Nobody will ever run the queue: cancel what is in it.
                 let queued: Vec<_> = s.queue.drain(..).collect();
                 drop(s);
-                for t in queued {
-                    t.shutdown();
+                for w in queued {
+                    w.cancel();
                 }
             }
             return Err(e);
@@ -240,11 +266,18 @@ impl Spawner {
         let keep_alive = inner.config.keep_alive;
         let mut s = inner.state.lock().unwrap();
         'outer: loop {
-            while let Some(task) = s.queue.pop_front() {
+            while let Some(work) = s.queue.pop_front() {
                 drop(s);
-                match inner.trace.get() {
-                    Some(r) if rt_core::OBSERVE => r.run_here(task, "blocking"),
-                    _ => task.run(),
+                match (work, inner.trace.get()) {
+                    (Work::Task(task), Some(r)) if rt_core::OBSERVE => r.run_here(task, "blocking"),
+                    (Work::Task(task), _) => task.run(),
+                    (Work::Raw(f), _) => {
+                        // A raw closure is the runtime's own code; a panic in it is a bug, but
+                        // it must not take the pool's thread count down with the thread.
+                        if std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err() {
+                            tracing::error!("a runtime closure on the blocking pool panicked");
+                        }
+                    }
                 }
                 s = inner.state.lock().unwrap();
             }
@@ -335,6 +368,6 @@ impl Schedule for Spawner {
     }
 
     fn schedule(&self, task: Notified<Spawner>) {
-        let _ = self.push(task);
+        let _ = self.push(Work::Task(task));
     }
 }

@@ -25,10 +25,11 @@
 //! same worker loop with the same index, and takes it back when the closure returns. Tokio
 //! moves its worker's core to a new thread for the same reason. The rules:
 //!
-//! 1. One thread at a time uses a context. The lender stops using it before it starts the
-//!    substitute and uses it again only after joining it (spawn and join order the uses); it
-//!    neither returns nor unwinds past the join, so the context (on the lender's stack)
-//!    outlives the substitute.
+//! 1. One thread at a time uses a context. The lender stops using it before it arms its lend
+//!    record, and uses it again only after winning the disarm (no substitute claimed the lend)
+//!    or after its substitute released it (`lend.rs`: one CAS decides between claim and
+//!    disarm; the release is ordered by a mutex); it neither returns nor unwinds past that
+//!    point, so the context (on the lender's stack) outlives the substitute's use.
 //! 2. While lent, the lender is no worker: its `CURRENT_WORKER` is null, so spawns and wakes
 //!    from the closure go to the injector, a nested `block_in_place` just runs its closure,
 //!    and blocking is allowed on it (`rt_core::driving` is off).
@@ -46,9 +47,15 @@
 //! 4. The substitute stops only between two tasks, so the lender waits at most for the task
 //!    the substitute is polling. A substitute's task may itself call `block_in_place`: it
 //!    lends the context on to another substitute, by the same rules.
-//! 5. A substitute is a fresh thread started by the workers' `ThreadSpawner` (same name,
-//!    runtime context and `on_thread_start`/`on_thread_stop` hooks). If the OS refuses one,
-//!    the closure runs in place, keeping the context (warned through `tracing`).
+//! 5. A substitute is a thread of the scheduler's lend pool (a `blocking::BlockingPool` of its
+//!    own, started by the workers' `ThreadSpawner`: same name, runtime context and
+//!    `on_thread_start`/`on_thread_stop` hooks; idle threads kept 10 s), not a thread started
+//!    per call: the lend queues a job that claims the lend when a pool thread gets to it, and
+//!    a closure that returns first takes the context back with one CAS, so a short
+//!    `block_in_place` costs no thread wake-up (tokio's is lazy the same way). A worker's
+//!    record is reused, and while its job is still queued the next lend re-arms it instead of
+//!    queuing another. If the OS refuses a thread, the closure runs with the context lent to
+//!    nobody until a pool thread is free (warned through `tracing`).
 //!
 //! # Stalls: taking over a worker whose poll blocks (`takeover.rs`)
 //!
@@ -81,6 +88,7 @@
 //!     when it sees the stamp move, and reports the stall's end.
 //! S5. `LocalSet` tasks are not taken over: they never leave their thread.
 
+mod lend;
 mod running;
 mod snapshot;
 mod takeover;
@@ -174,8 +182,12 @@ pub(crate) struct Shared {
     /// Parked workers whose driver turn woke tasks onto their own queues and that have not yet
     /// left the sleepers list for them (see `all_idle`).
     settling: rt_core::sync::AtomicUsize,
-    /// Starts `block_in_place`'s substitute threads (the workers' own spawner).
+    /// Starts the stall take-over's substitute threads (the workers' own spawner).
     spawner: ThreadSpawner,
+    /// Per worker: the record its own `block_in_place` lends reuse (`lend.rs`).
+    lends: Box<[rt_core::sync::Arc<lend::LendRecord>]>,
+    /// The threads that serve lent contexts, kept for reuse (`lend.rs`).
+    lend_pool: crate::blocking::BlockingPool,
     /// The trace recorder, with a trace file (`crate::trace`, hooks in `trace_hooks.rs`).
     trace: Option<Arc<crate::trace::Recorder>>,
     /// Per worker: its LIFO slot (here, not on the worker's stack, so a take-over can reach it).
@@ -185,6 +197,10 @@ pub(crate) struct Shared {
     /// Stall detection, if on.
     takeover: Option<takeover::Takeover>,
 }
+
+/// How long a lend-pool thread waits for the next lend before it exits (the blocking pool's
+/// default, as in tokio).
+const LEND_KEEP_ALIVE: Duration = Duration::from_secs(10);
 
 /// A handle to a multi-thread scheduler: spawns tasks, and is the `Schedule` of its tasks.
 #[derive(Clone)]
@@ -251,6 +267,15 @@ impl MultiThread {
             exit_signal: Condvar::new(),
             settling: rt_core::sync::AtomicUsize::new(0),
             spawner: config.threads.clone(),
+            lends: (0..n)
+                .map(|_| rt_core::sync::Arc::new(lend::LendRecord::new()))
+                .collect(),
+            lend_pool: crate::blocking::BlockingPool::new(crate::blocking::Config {
+                // As many as there are lends at once: each serves one lent context.
+                max_threads: usize::MAX,
+                keep_alive: LEND_KEEP_ALIVE,
+                threads: config.threads.clone(),
+            }),
             trace: None,
             lifos: (0..n).map(|_| Default::default()).collect(),
             stamps: (0..n).map(|_| Default::default()).collect(),
@@ -357,6 +382,9 @@ impl MultiThread {
             }
             // Else: leave the thread detached; it exits after its current poll.
         }
+        // The lend pool's threads: those that served lends of the workers just joined are
+        // idle (with a timeout, a worker still out leaves its substitute running, detached).
+        shared.lend_pool.shutdown(timeout.map(|_| Duration::ZERO));
         shared.owned.close_and_shutdown_all();
         // Queued `Notified`s of tasks the list just cancelled: drop them.
         while let Some(t) = shared.injector.pop() {

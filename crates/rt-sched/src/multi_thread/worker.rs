@@ -18,6 +18,7 @@ use rt_core::task::Notified;
 
 use rt_core::sync::{AtomicBool, Ordering};
 
+use super::lend::{Armed, Job, LendRecord};
 use super::{Arc, Handle, Shared};
 use crate::idle::{LeftSearching, ToSearching, UnparkById};
 use crate::park::Parker;
@@ -672,8 +673,9 @@ enum Drove {
     OwnWork,
 }
 
-/// `super::block_in_place`'s body: lends this thread's worker context to a substitute thread
-/// for the length of `f`. `Err(f)` when this thread runs no worker loop.
+/// `super::block_in_place`'s body: lends this thread's worker context to a substitute for the
+/// length of `f` (the lend protocol is `lend.rs`'s). `Err(f)` when this thread runs no worker
+/// loop.
 pub(crate) fn block_in_place<F: FnOnce() -> R, R>(f: F) -> Result<R, F> {
     let p = CURRENT_WORKER.try_with(|c| c.get()).unwrap_or(ptr::null());
     if p.is_null() {
@@ -682,54 +684,42 @@ pub(crate) fn block_in_place<F: FnOnce() -> R, R>(f: F) -> Result<R, F> {
     // SAFETY: non-null only while `run` (which owns the context) is on this thread's stack,
     // below this call.
     let cx = unsafe { &*p };
-    let shared = cx.handle.shared.clone();
-    // Ours, if this thread is itself a substitute; restored after the join.
+    // Points into the `Arc`, not into the context, which the substitute may use meanwhile.
+    let shared: &Shared = &cx.handle.shared;
+    let index = cx.index;
+    // Ours, if this thread is itself a substitute; restored when the context is back.
     let saved = cx.reclaim.get();
-    // The substitute's reclaim flag: declared before `Lent`, so it outlives `Lent::drop`'s
-    // join even when `f` unwinds.
-    let flag = AtomicBool::new(false);
+    // A worker's own lends reuse its record; a substitute lending on (a chain) needs its own,
+    // as its lender's record is claimed.
+    let chained;
+    let record = if saved.is_null() {
+        &shared.lends[index]
+    } else {
+        chained = rt_core::sync::Arc::new(LendRecord::new());
+        &chained
+    };
     // Rule 2: from here until `Lent`'s drop, this thread does not touch `cx`.
     CURRENT_WORKER.with(|c| c.set(ptr::null()));
-    let lent = LentPtr(p, &flag);
-    let spawned = shared.spawner.spawn(
-        move || {
-            let lent = lent;
-            // SAFETY: rule 1 of `super::block_in_place`: the lender neither returns nor
-            // unwinds past `Lent::drop`, which joins this thread, and does not touch the
-            // context meanwhile; so the context outlives this thread and is used by this thread
-            // alone until the join, which orders our last use before the lender's next.
-            let cx = unsafe { &*lent.0 };
-            substitute(cx, lent.1);
-        },
-        || {},
-    );
-    let thread = match spawned {
-        Ok(t) => t,
-        Err(e) => {
-            // No thread to lend to: keep the context, and block here as a plain call would.
-            CURRENT_WORKER.with(|c| c.set(p));
-            tracing::warn!(error = %e, "block_in_place: could not start a substitute worker thread; running the closure in place");
-            return Ok(f());
+    if let Armed::QueueJob = record.arm() {
+        let job = Job::new(record.clone(), p);
+        if let Err(e) = shared.lend_pool.spawner().spawn_raw(move || job.run()) {
+            tracing::warn!(error = %e, "block_in_place: could not start a substitute thread; the worker's queued tasks wait for the closure");
         }
-    };
+    }
     let _lent = Lent {
         cx: p,
-        flag: &flag,
+        index,
+        shared,
+        record,
         saved,
-        thread: Some(thread),
         driving: rt_core::driving::set_driving(false),
     };
     Ok(f())
 }
 
-/// The context pointer, moved to the substitute thread (see the SAFETY comment there).
-struct LentPtr(*const WorkerContext, *const AtomicBool);
-// SAFETY: the context is used by one thread at a time: the substitute from its start to its
-// exit, the lender before the spawn and after the join (rule 1 of `super::block_in_place`).
-unsafe impl Send for LentPtr {}
-
-/// The substitute thread's body: the lender's worker loop, until reclaimed or shutdown.
-fn substitute(cx: &WorkerContext, flag: *const AtomicBool) {
+/// The substitute's body, on a lend-pool thread: the lender's worker loop, until reclaimed
+/// (`flag`) or shutdown.
+pub(super) fn substitute(cx: &WorkerContext, flag: &AtomicBool) {
     rt_core::pool::set_thread_mode(rt_core::pool::ThreadMode::Recycling);
     if cx.owns_shard {
         if let Some(d) = &cx.handle.shared.io_driver {
@@ -745,29 +735,27 @@ fn substitute(cx: &WorkerContext, flag: *const AtomicBool) {
 /// Takes a lent context back when `f` returns or unwinds.
 struct Lent<'a> {
     cx: *const WorkerContext,
-    /// The substitute's reclaim flag.
-    flag: &'a AtomicBool,
+    index: usize,
+    shared: &'a Shared,
+    record: &'a LendRecord,
     /// The context's `reclaim` before the lend (this thread's own flag, if a substitute).
     saved: *const AtomicBool,
-    thread: Option<rt_core::sync::thread::JoinHandle<()>>,
     driving: bool,
 }
 
 impl Drop for Lent<'_> {
     fn drop(&mut self) {
         rt_core::driving::set_driving(self.driving);
-        // SAFETY: the context outlives this call (it is on this thread's stack, below us);
-        // only `flag` (ours) and the `Sync` shared state are touched until the join.
-        let cx = unsafe { &*self.cx };
-        let shared = &cx.handle.shared;
-        // Rule 3: set the flag, then wake the substitute wherever it sleeps; its park re-checks
-        // the flag after publishing `on_driver` (both SeqCst), so the wake is not lost.
-        self.flag.store(true, Ordering::SeqCst);
-        shared.unpark_worker(cx.index);
-        if let Some(t) = self.thread.take() {
-            // A panic on the substitute is a bug in the loop itself (tasks catch theirs).
-            let _ = t.join();
+        if !self.record.disarm() {
+            // Rule 3: set the flag, then wake the substitute wherever it sleeps; its park
+            // re-checks the flag after publishing `on_driver` (both SeqCst), so the wake is not
+            // lost. Then wait until it has stopped.
+            self.record
+                .reclaim(|| self.shared.unpark_worker(self.index));
         }
+        // SAFETY: the context is this thread's again (the disarm won, or the substitute
+        // released it), and outlives this call (it is on this thread's stack, below us).
+        let cx = unsafe { &*self.cx };
         cx.reclaim.set(self.saved);
         let _ = CURRENT_WORKER.try_with(|c| c.set(self.cx));
     }
