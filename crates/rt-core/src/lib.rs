@@ -10,6 +10,7 @@
 //! Architecture invariants:
 //! - rt-core never spawns a thread and never blocks: it is driven by a scheduler (rt-sched).
 //! - The task state word's layout is owned by `task/state.rs`; nobody else masks its bits.
+#![warn(missing_docs)]
 
 pub mod asym;
 pub mod batch;

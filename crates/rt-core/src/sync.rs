@@ -98,11 +98,13 @@ mod imp {
     pub struct UnsafeCell<T: ?Sized>(std::cell::UnsafeCell<T>);
 
     impl<T> UnsafeCell<T> {
+        /// A cell holding `data`.
         #[inline]
         pub const fn new(data: T) -> UnsafeCell<T> {
             UnsafeCell(std::cell::UnsafeCell::new(data))
         }
 
+        /// The value, out of the cell.
         #[inline]
         pub fn into_inner(self) -> T {
             self.0.into_inner()

@@ -64,6 +64,7 @@ impl<E> Default for WaitQueue<E> {
 }
 
 impl<E> WaitQueue<E> {
+    /// An empty queue (allocates nothing until the first waiter).
     pub const fn new() -> WaitQueue<E> {
         WaitQueue {
             slots: Vec::new(),
@@ -73,6 +74,7 @@ impl<E> WaitQueue<E> {
         }
     }
 
+    /// Whether no waiter is queued.
     pub fn is_empty(&self) -> bool {
         self.live == 0
     }

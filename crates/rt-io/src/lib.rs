@@ -36,6 +36,7 @@
 //! - A reactor that stops — shut down, or its thread panicked — never leaves a task waiting: every
 //!   waiter is woken and every IO operation then fails with an `io::Error` saying which.
 //! - Generations make a reused registration slot immune to events meant for its previous owner.
+#![warn(missing_docs)]
 
 // rt-io is Linux-only: the timers use `timerfd`, TCP streams `TCP_INQ`, accepted connections
 // `SO_INCOMING_CPU`, and the shards `sched_getcpu`. Say so at once rather than with a page of

@@ -31,6 +31,7 @@
 //!
 //! Code map: `entry.rs` checks the function and writes the expansion, `config.rs` parses the options,
 //! `errors.rs` gathers several errors into one.
+#![warn(missing_docs)]
 
 mod clean_pattern;
 mod config;

@@ -11,6 +11,7 @@
 //! Architecture invariants: rt-sched knows nothing of IO or timers (the facade wires them); it
 //! reaches the frame pool and tasks only through rt-core's API; crossbeam-deque is named only
 //! in `queue.rs`.
+#![warn(missing_docs)]
 
 pub mod blocking;
 pub mod current_thread;

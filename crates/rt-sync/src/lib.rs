@@ -9,6 +9,7 @@
 //! only, the timer behind `Condvar::wait_timeout` and `mpsc::Sender::send_timeout` (cargo feature `time`, off by default and
 //! turned on by the `rt` facade); without that feature it depends on rt-core alone and runs on
 //! any executor.
+#![warn(missing_docs)]
 
 // Locks and coordination (semaphore is the base the locks are built on).
 pub mod barrier;

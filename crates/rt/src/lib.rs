@@ -17,6 +17,7 @@
 //!
 //! Architecture invariant: this crate is the only public API boundary. The crates under it
 //! (`rt-core`, `rt-sched`, `rt-io`, `rt-sync`) are implementation detail; users name `rt::`.
+#![warn(missing_docs)]
 
 pub mod adapt;
 mod builder;

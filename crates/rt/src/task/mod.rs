@@ -31,7 +31,7 @@ pub use task_local::{AccessError, LocalKey, TaskLocalFuture};
 ///
 /// # Panics
 /// On a current-thread runtime (its only thread cannot be handed over): use
-/// [`spawn_blocking`](crate::spawn_blocking) and await its handle instead, or build the
+/// [`spawn_blocking`] and await its handle instead, or build the
 /// runtime with [`Builder::new_multi_thread`](crate::Builder::new_multi_thread).
 ///
 /// ```
