@@ -214,6 +214,17 @@ impl<T: Clone> Receiver<T> {
         }
     }
 
+    /// [`recv`](Receiver::recv) for synchronous code: parks this thread until a value, a lag
+    /// or the close (tokio's `blocking_recv`).
+    ///
+    /// # Panics
+    /// On a runtime worker thread or inside `block_on` (it would block the thread that drives
+    /// tasks): `.await` `recv()` there instead, or call this from `spawn_blocking`.
+    #[track_caller]
+    pub fn blocking_recv(&mut self) -> Result<T, RecvError> {
+        crate::block_on::block_on("broadcast::Receiver::blocking_recv", self.recv())
+    }
+
     /// Receives the next value if there is one now.
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
         let mut state = self.shared.lock();

@@ -25,6 +25,9 @@ pub mod wait_group;
 // The intrusive waiter list the primitives above queue on.
 mod waiters;
 
+// Parking a thread on a future (`blocking_lock`, `blocking_recv`, ...).
+mod block_on;
+
 pub use barrier::{Barrier, BarrierWaitResult};
 pub use cancellation_token::{
     CancellationToken, DropGuard, WaitForCancellationFuture, WaitForCancellationFutureOwned,

@@ -229,6 +229,27 @@ impl<T> Mutex<T> {
         OwnedMutexGuard { lock: self }
     }
 
+    /// [`Mutex::lock`] for synchronous code: parks this thread until the lock is taken (tokio's
+    /// `blocking_lock`).
+    ///
+    /// # Panics
+    /// On a runtime worker thread or inside `block_on` (it would block the thread that drives
+    /// tasks): `.await` `lock()` there instead, or call this from `spawn_blocking`.
+    #[track_caller]
+    pub fn blocking_lock(&self) -> MutexGuard<'_, T> {
+        crate::block_on::block_on("Mutex::blocking_lock", self.lock())
+    }
+
+    /// [`Mutex::blocking_lock`] for a mutex behind an `Arc`: the guard owns a clone.
+    ///
+    /// # Panics
+    /// On a runtime worker thread or inside `block_on` (it would block the thread that drives
+    /// tasks): `.await` `lock_owned()` there instead, or call this from `spawn_blocking`.
+    #[track_caller]
+    pub fn blocking_lock_owned(self: Arc<Self>) -> OwnedMutexGuard<T> {
+        crate::block_on::block_on("Mutex::blocking_lock_owned", self.lock_owned())
+    }
+
     /// [`Mutex::try_lock`] for a mutex behind an `Arc`.
     pub fn try_lock_owned(self: Arc<Self>) -> Result<OwnedMutexGuard<T>, TryLockError> {
         if self.raw.try_lock() {

@@ -456,6 +456,17 @@ impl<T> Drop for Sender<T> {
 }
 
 impl<T> Receiver<T> {
+    /// Waits for the value from synchronous code, parking this thread (tokio's
+    /// `blocking_recv`); fails when the sender is dropped without sending.
+    ///
+    /// # Panics
+    /// On a runtime worker thread or inside `block_on` (it would block the thread that drives
+    /// tasks): `.await` the receiver there instead, or call this from `spawn_blocking`.
+    #[track_caller]
+    pub fn blocking_recv(self) -> Result<T, RecvError> {
+        crate::block_on::block_on("oneshot::Receiver::blocking_recv", self)
+    }
+
     /// Takes the value if it has been sent.
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
         let Some(inner) = self.inner() else {

@@ -70,6 +70,28 @@ impl<T> RwLock<T> {
         RwLockWriteGuard { lock: self }
     }
 
+    /// [`RwLock::read`] for synchronous code: parks this thread until shared access is
+    /// granted (tokio's `blocking_read`).
+    ///
+    /// # Panics
+    /// On a runtime worker thread or inside `block_on` (it would block the thread that drives
+    /// tasks): `.await` `read()` there instead, or call this from `spawn_blocking`.
+    #[track_caller]
+    pub fn blocking_read(&self) -> RwLockReadGuard<'_, T> {
+        crate::block_on::block_on("RwLock::blocking_read", self.read())
+    }
+
+    /// [`RwLock::write`] for synchronous code: parks this thread until exclusive access is
+    /// granted (tokio's `blocking_write`).
+    ///
+    /// # Panics
+    /// On a runtime worker thread or inside `block_on` (it would block the thread that drives
+    /// tasks): `.await` `write()` there instead, or call this from `spawn_blocking`.
+    #[track_caller]
+    pub fn blocking_write(&self) -> RwLockWriteGuard<'_, T> {
+        crate::block_on::block_on("RwLock::blocking_write", self.write())
+    }
+
     /// Takes shared access if no writer holds or awaits the lock.
     pub fn try_read(&self) -> Result<RwLockReadGuard<'_, T>, TryLockError> {
         self.try_acquire(1)?;

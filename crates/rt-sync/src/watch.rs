@@ -132,6 +132,11 @@ mod version {
         word.fetch_or(CLOSED, Ordering::Release);
     }
 
+    /// The version before `v` (a receiver marked changed has "seen" it).
+    pub(super) fn prev(v: usize) -> usize {
+        v.wrapping_sub(STEP)
+    }
+
     /// The version after `v` (what a node made by the next change carries).
     pub(super) fn next(v: usize) -> usize {
         v.wrapping_add(STEP)
@@ -559,6 +564,53 @@ impl<T> Receiver<T> {
             return Err(RecvError(()));
         }
         Ok(version::is_newer(now.version(), self.seen))
+    }
+
+    /// Marks the current value as not yet seen: [`changed`](Receiver::changed) completes at
+    /// once and [`has_changed`](Receiver::has_changed) says `true` (tokio's `mark_changed`).
+    pub fn mark_changed(&mut self) {
+        self.seen = version::prev(self.shared.load().version);
+    }
+
+    /// Marks the current value seen without borrowing it (tokio's `mark_unchanged`).
+    pub fn mark_unchanged(&mut self) {
+        self.seen = self.shared.load().version;
+    }
+
+    /// Waits until the value satisfies `f` and borrows it, marking it seen (tokio's
+    /// `wait_for`). The current value is checked first, seen or not; after that, each new
+    /// value (values sent between two checks may be skipped, as with
+    /// [`changed`](Receiver::changed)). Fails when the sender is gone and the last value does
+    /// not satisfy `f`.
+    ///
+    /// `f` runs while the value is borrowed: a `send_modify` or `send_replace` of it waits for
+    /// `f` to return.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: dropping the future loses no value (the versions it checked are marked
+    /// seen, as with [`borrow_and_update`](Receiver::borrow_and_update)).
+    pub async fn wait_for(
+        &mut self,
+        mut f: impl FnMut(&T) -> bool,
+    ) -> Result<Ref<'_, T>, RecvError> {
+        let mut closed = false;
+        loop {
+            let node = self.shared.load();
+            let has_changed = node.version != self.seen;
+            self.seen = node.version;
+            if (!closed || has_changed) && f(&node.value) {
+                return Ok(Ref {
+                    node,
+                    has_changed,
+                    _handle: PhantomData,
+                });
+            }
+            drop(node);
+            if closed {
+                return Err(RecvError(()));
+            }
+            closed = self.changed().await.is_err();
+        }
     }
 
     /// Waits for a value not yet seen and marks it seen. Fails when the sender is gone and

@@ -62,13 +62,13 @@ mod bounded;
 pub mod error;
 mod unbounded;
 
-use std::future::Future;
-use std::pin::{pin, Pin};
-use std::task::{Context, Poll, Wake, Waker};
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use futures_core::Stream;
 use rt_core::sync::{AtomicUsize, Ordering};
 
+use crate::block_on::block_on;
 use crate::channel;
 use crate::notify::Notify;
 use crate::semaphore::Semaphore;
@@ -301,37 +301,5 @@ impl<T> Drop for Rx<T> {
     fn drop(&mut self) {
         // Rule 3; then the queue's receiver drops, which closes it and drops what is queued.
         self.shared.close_rx();
-    }
-}
-
-/// Runs `fut` to completion on this thread, parking it between polls (`blocking_send`,
-/// `blocking_recv`).
-///
-/// # Panics
-/// On a thread that drives tasks, naming `what`.
-#[track_caller]
-fn block_on<F: Future>(what: &str, fut: F) -> F::Output {
-    rt_core::driving::assert_may_block(what);
-
-    struct Unparker(rt_core::sync::thread::Thread);
-    impl Wake for Unparker {
-        fn wake(self: rt_core::sync::StdArc<Self>) {
-            self.0.unpark();
-        }
-        fn wake_by_ref(self: &rt_core::sync::StdArc<Self>) {
-            self.0.unpark();
-        }
-    }
-
-    let waker = Waker::from(rt_core::sync::StdArc::new(Unparker(
-        rt_core::sync::thread::current(),
-    )));
-    let mut cx = Context::from_waker(&waker);
-    let mut fut = pin!(fut);
-    loop {
-        if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
-            return v;
-        }
-        rt_core::sync::thread::park();
     }
 }
