@@ -49,6 +49,55 @@ macro_rules! stream_halves {
         #[derive(Debug)]
         pub struct OwnedWriteHalf {
             inner: Arc<$stream>,
+            /// Cleared by `forget` and `reunite`: the write side stays open.
+            shutdown_on_drop: bool,
+        }
+
+        #[doc = concat!("`reunite` was given halves of two different [`", stringify!($stream), "`]s; they come back.")]
+        #[derive(Debug)]
+        pub struct ReuniteError(pub OwnedReadHalf, pub OwnedWriteHalf);
+
+        impl std::fmt::Display for ReuniteError {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("tried to reunite halves that are not from the same socket")
+            }
+        }
+
+        impl std::error::Error for ReuniteError {}
+
+        /// Both halves of one stream back into the stream (the write half's drop does not shut
+        /// the write side), or both back in the error.
+        fn reunite(
+            read: OwnedReadHalf,
+            mut write: OwnedWriteHalf,
+        ) -> Result<$stream, ReuniteError> {
+            if !Arc::ptr_eq(&read.inner, &write.inner) {
+                return Err(ReuniteError(read, write));
+            }
+            write.shutdown_on_drop = false;
+            drop(write);
+            Ok(Arc::try_unwrap(read.inner)
+                .unwrap_or_else(|_| unreachable!("only the two halves hold the stream")))
+        }
+
+        impl OwnedReadHalf {
+            #[doc = concat!("Puts the halves back together into the [`", stringify!($stream), "`] they were split from; fails, returning both, if `other` is not this one's other half.")]
+            pub fn reunite(self, other: OwnedWriteHalf) -> Result<$stream, ReuniteError> {
+                reunite(self, other)
+            }
+        }
+
+        impl OwnedWriteHalf {
+            #[doc = concat!("Puts the halves back together into the [`", stringify!($stream), "`] they were split from; fails, returning both, if `other` is not this one's other half.")]
+            pub fn reunite(self, other: OwnedReadHalf) -> Result<$stream, ReuniteError> {
+                reunite(other, self)
+            }
+
+            /// Drops the write half without shutting the write side (tokio's `forget`): the
+            /// peer sees end-of-stream only when the read half is dropped too.
+            pub fn forget(mut self) {
+                self.shutdown_on_drop = false;
+            }
         }
 
         pub(crate) fn borrowed(s: &mut $stream) -> (ReadHalf<'_>, WriteHalf<'_>) {
@@ -58,7 +107,10 @@ macro_rules! stream_halves {
         pub(crate) fn owned(s: Arc<$stream>) -> (OwnedReadHalf, OwnedWriteHalf) {
             (
                 OwnedReadHalf { inner: s.clone() },
-                OwnedWriteHalf { inner: s },
+                OwnedWriteHalf {
+                    inner: s,
+                    shutdown_on_drop: true,
+                },
             )
         }
 
@@ -74,6 +126,9 @@ macro_rules! stream_halves {
 
         impl Drop for OwnedWriteHalf {
             fn drop(&mut self) {
+                if !self.shutdown_on_drop {
+                    return;
+                }
                 // Fails only if the connection is already gone.
                 let _ = self.inner.shutdown_write_priv();
             }

@@ -8,5 +8,5 @@ mod stream;
 
 pub use listener::TcpListener;
 pub use socket::TcpSocket;
-pub use split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
+pub use split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, ReuniteError, WriteHalf};
 pub use stream::TcpStream;

@@ -7,6 +7,6 @@ mod stream;
 
 pub use datagram::UnixDatagram;
 pub use listener::UnixListener;
-pub use split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
+pub use split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, ReuniteError, WriteHalf};
 pub use std::os::unix::net::SocketAddr;
 pub use stream::UnixStream;
