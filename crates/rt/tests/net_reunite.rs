@@ -4,7 +4,6 @@
 //! `OwnedWriteHalf::forget` drops the write half without shutting the write side. TCP on
 //! loopback and Unix stream pairs.
 
-use rt::io::{AsyncReadExt, AsyncWriteExt};
 use rt::net::{TcpListener, TcpStream, UnixStream};
 
 async fn tcp_pair(listener: &TcpListener) -> (TcpStream, TcpStream) {
