@@ -163,6 +163,29 @@ impl Semaphore {
         self.release(n);
     }
 
+    /// Removes up to `n` of the available permits for good and returns how many it removed
+    /// (tokio's `forget_permits`). Permits held by others are untouched; while tasks wait, none
+    /// are available, so none are removed.
+    pub fn forget_permits(&self, n: usize) -> usize {
+        let mut curr = self.state.load(Ordering::Acquire);
+        loop {
+            let available = curr >> SHIFT;
+            let taken = available.min(n);
+            if taken == 0 {
+                return 0;
+            }
+            match self.state.compare_exchange_weak(
+                curr,
+                curr - (taken << SHIFT),
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return taken,
+                Err(actual) => curr = actual,
+            }
+        }
+    }
+
     /// Closes the semaphore: pending and future acquires fail; `try_acquire` returns `Closed`.
     /// Permits held elsewhere stay valid and may still be released.
     pub fn close(&self) {

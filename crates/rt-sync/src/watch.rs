@@ -452,7 +452,18 @@ impl<T> Sender<T> {
     /// that start while `modify` runs wait for it. Do not call it while this thread holds a
     /// `Ref`. If `modify` panics, receivers are not notified (as in tokio).
     pub fn send_modify(&self, modify: impl FnOnce(&mut T)) {
-        {
+        self.send_if_modified(|value| {
+            modify(value);
+            true
+        });
+    }
+
+    /// [`send_modify`](Sender::send_modify) that notifies receivers only if `modify` returns
+    /// `true` (it says whether it changed the value); returns that (tokio's
+    /// `send_if_modified`). On `false` the value keeps its version: receivers do not see it
+    /// as changed, so `modify` should not have changed it in a way they must notice.
+    pub fn send_if_modified(&self, modify: impl FnOnce(&mut T) -> bool) -> bool {
+        let modified = {
             let tx = self.shared.lock_tx();
             let next = version::next(self.shared.current_version(&tx));
             let p = self.shared.current.load(Ordering::Acquire);
@@ -480,11 +491,17 @@ impl<T> Sender<T> {
                 drop(clear);
             };
             let n = Arc::get_mut(&mut node).expect("the node is ours: checked just above");
-            modify(&mut n.value);
-            n.version = next;
-            version::bump(&self.shared.version);
+            let modified = modify(&mut n.value);
+            if modified {
+                n.version = next;
+                version::bump(&self.shared.version);
+            }
+            modified
+        };
+        if modified {
+            Shared::wake(rx_queue, &self.shared);
         }
-        Shared::wake(rx_queue, &self.shared);
+        modified
     }
 
     /// Borrows the current value (never waits for a sender; see the module docs).

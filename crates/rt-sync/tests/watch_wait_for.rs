@@ -1,6 +1,7 @@
 //! `watch::Receiver::wait_for` (the current value first, then each new one; fails only when
-//! the sender is gone and the last value does not qualify) and `mark_changed` /
-//! `mark_unchanged`, as in tokio.
+//! the sender is gone and the last value does not qualify), `mark_changed` /
+//! `mark_unchanged`, and `Sender::send_if_modified` (notifies only when told the value
+//! changed), as in tokio.
 
 mod channel_util;
 
@@ -97,4 +98,33 @@ fn mark_changed_and_mark_unchanged() {
     assert_eq!(rx.has_changed(), Ok(false));
     assert!(poll_with(pin!(rx.changed()), &w).is_pending());
     assert_eq!(*rx.borrow(), 1, "mark_unchanged does not touch the value");
+}
+
+#[test]
+fn send_if_modified_notifies_only_when_modified() {
+    let (tx, mut rx) = watch::channel(vec![1]);
+    let w = CountWaker::new();
+    let mut f = Box::pin(rx.changed());
+    assert!(poll_with(f.as_mut(), &w).is_pending());
+    // Not modified: no wake, no new version.
+    assert!(!tx.send_if_modified(|v| {
+        if v.len() > 5 {
+            v.clear();
+            true
+        } else {
+            false
+        }
+    }));
+    assert_eq!(w.count(), 0);
+    assert!(poll_with(f.as_mut(), &w).is_pending());
+    // Modified: woken, and the change is seen.
+    assert!(tx.send_if_modified(|v| {
+        v.push(2);
+        true
+    }));
+    assert_eq!(w.count(), 1);
+    assert_eq!(poll_with(f.as_mut(), &w), Poll::Ready(Ok(())));
+    drop(f);
+    assert_eq!(*rx.borrow(), vec![1, 2]);
+    assert_eq!(rx.has_changed(), Ok(false));
 }

@@ -123,6 +123,21 @@ impl UdpSocket {
         self.io.get_ref().local_addr()
     }
 
+    /// Sets `IP_TTL`, the time-to-live of the packets this socket sends.
+    pub fn set_ttl(&self, ttl: u32) -> io::Result<()> {
+        self.io.get_ref().set_ttl(ttl)
+    }
+
+    /// The `IP_TTL` of this socket.
+    pub fn ttl(&self) -> io::Result<u32> {
+        self.io.get_ref().ttl()
+    }
+
+    /// Takes the socket's pending error (`SO_ERROR`), clearing it.
+    pub fn take_error(&self) -> io::Result<Option<io::Error>> {
+        self.io.get_ref().take_error()
+    }
+
     /// The connected peer's address.
     pub fn peer_addr(&self) -> io::Result<SocketAddr> {
         self.io.get_ref().peer_addr()

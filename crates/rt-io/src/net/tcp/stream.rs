@@ -112,6 +112,20 @@ impl TcpStream {
         self.io.get_ref().nodelay()
     }
 
+    /// Sets `IP_TTL`, the time-to-live of the packets this socket sends.
+    pub fn set_ttl(&self, ttl: u32) -> io::Result<()> {
+        self.io.get_ref().set_ttl(ttl)
+    }
+
+    /// The `IP_TTL` of this socket.
+    pub fn ttl(&self) -> io::Result<u32> {
+        self.io.get_ref().ttl()
+    }
+    /// Takes the socket's pending error (`SO_ERROR`), clearing it.
+    pub fn take_error(&self) -> io::Result<Option<io::Error>> {
+        self.io.get_ref().take_error()
+    }
+
     /// Sets `SO_LINGER`. `Some(Duration::ZERO)` makes dropping the stream reset the connection.
     pub fn set_linger(&self, linger: Option<Duration>) -> io::Result<()> {
         raw_socket::set_linger(self, linger)

@@ -60,6 +60,11 @@ impl UnixStream {
         self.io.get_ref().local_addr()
     }
 
+    /// Takes the socket's pending error (`SO_ERROR`), clearing it.
+    pub fn take_error(&self) -> io::Result<Option<io::Error>> {
+        self.io.get_ref().take_error()
+    }
+
     /// The remote address.
     pub fn peer_addr(&self) -> io::Result<SocketAddr> {
         self.io.get_ref().peer_addr()
