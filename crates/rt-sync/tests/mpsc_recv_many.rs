@@ -50,3 +50,30 @@ fn recv_many_on_an_unbounded_channel() {
         assert_eq!(buf, (0..100).collect::<Vec<_>>());
     });
 }
+
+#[test]
+fn poll_recv_many_is_pending_then_takes_the_batch() {
+    use std::future::Future;
+    use std::task::{Context, Poll, Waker};
+
+    let (tx, mut rx) = mpsc::unbounded_channel::<u32>();
+    let mut cx = Context::from_waker(Waker::noop());
+    let mut buf = Vec::new();
+    assert_eq!(rx.poll_recv_many(&mut cx, &mut buf, 4), Poll::Pending);
+    for i in 0..6 {
+        tx.send(i).unwrap();
+    }
+    assert_eq!(rx.poll_recv_many(&mut cx, &mut buf, 4), Poll::Ready(4));
+    assert_eq!(buf, [0, 1, 2, 3]);
+    drop(tx);
+    assert_eq!(rx.poll_recv_many(&mut cx, &mut buf, 4), Poll::Ready(2));
+    assert_eq!(rx.poll_recv_many(&mut cx, &mut buf, 4), Poll::Ready(0));
+
+    let (tx, mut rx) = mpsc::channel::<u32>(2);
+    let mut send = Box::pin(async move { tx.send(7).await });
+    assert!(send.as_mut().poll(&mut cx).is_ready());
+    let mut buf = Vec::new();
+    assert_eq!(rx.poll_recv_many(&mut cx, &mut buf, 0), Poll::Ready(0));
+    assert_eq!(rx.poll_recv_many(&mut cx, &mut buf, 8), Poll::Ready(1));
+    assert_eq!(buf, [7]);
+}

@@ -338,6 +338,18 @@ impl<T> Receiver<T> {
         self.rx.poll_recv(cx)
     }
 
+    /// Polls for up to `limit` values, appended to `buffer` (for hand-written futures and
+    /// streams): `Ready(0)` when `limit` is 0 or the channel is closed and empty, as
+    /// [`recv_many`](Receiver::recv_many).
+    pub fn poll_recv_many(
+        &mut self,
+        cx: &mut Context<'_>,
+        buffer: &mut Vec<T>,
+        limit: usize,
+    ) -> Poll<usize> {
+        self.rx.poll_recv_many(cx, buffer, limit)
+    }
+
     /// Closes the channel to new sends and permits; permits already held still send, and what
     /// is queued can still be received.
     pub fn close(&mut self) {

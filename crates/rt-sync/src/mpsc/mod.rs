@@ -263,11 +263,20 @@ impl<T> Rx<T> {
     }
 
     async fn recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
+        std::future::poll_fn(|cx| self.poll_recv_many(cx, buffer, limit)).await
+    }
+
+    fn poll_recv_many(
+        &mut self,
+        cx: &mut Context<'_>,
+        buffer: &mut Vec<T>,
+        limit: usize,
+    ) -> Poll<usize> {
         if limit == 0 {
-            return 0;
+            return Poll::Ready(0);
         }
-        let Some(first) = self.recv().await else {
-            return 0;
+        let Some(first) = std::task::ready!(self.poll_recv(cx)) else {
+            return Poll::Ready(0);
         };
         buffer.push(first);
         let mut taken = 0;
@@ -281,7 +290,7 @@ impl<T> Rx<T> {
             }
         }
         self.shared.release_slots(taken);
-        taken + 1
+        Poll::Ready(taken + 1)
     }
 
     fn close(&mut self) {

@@ -153,6 +153,18 @@ impl<T> UnboundedReceiver<T> {
         self.rx.poll_recv(cx)
     }
 
+    /// Polls for up to `limit` values, appended to `buffer` (for hand-written futures and
+    /// streams): `Ready(0)` when `limit` is 0 or the channel is closed and empty, as
+    /// [`recv_many`](UnboundedReceiver::recv_many).
+    pub fn poll_recv_many(
+        &mut self,
+        cx: &mut Context<'_>,
+        buffer: &mut Vec<T>,
+        limit: usize,
+    ) -> Poll<usize> {
+        self.rx.poll_recv_many(cx, buffer, limit)
+    }
+
     /// Closes the channel to new sends; what is queued can still be received.
     pub fn close(&mut self) {
         self.rx.close();
