@@ -5,6 +5,10 @@
 //! - `bounded`: 4 producers x 100,000 `u64` into capacity 1,024, one consumer.
 //! - `rendezvous`: 4 producers x 10,000 through rt's capacity 0 (tokio: `mpsc` capacity 1).
 //! - `unbounded`: 4 producers x 100,000 `u64`, one consumer.
+//! - `mpsc_port`: what a port from tokio runs — `rt::sync::mpsc` against `tokio::sync::mpsc`,
+//!   same code: 4 producers x 100,000 into `channel(1024)`, the same into `unbounded_channel`,
+//!   and 100 pairs of tasks doing 100 round trips each over `channel(1)` pairs. Paired only
+//!   (`rt_benches::paired`, 15 alternating rounds each).
 //!
 //! Run: `cargo bench -p rt-benches --bench channel`
 
@@ -234,5 +238,96 @@ fn unbounded(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, ping_pong, bounded, rendezvous, unbounded);
+/// Two tasks bounce a counter over a pair of `channel(1)`s, `MPSC_TRIPS` times.
+macro_rules! mpsc_ping_pong {
+    ($mpsc:path, $spawn:path) => {{
+        use $mpsc as mpsc;
+        async {
+            let handles: Vec<_> = (0..MPSC_PAIRS)
+                .map(|_| {
+                    $spawn(async {
+                        let (to_tx, mut to_rx) = mpsc::channel::<u64>(1);
+                        let (back_tx, mut back_rx) = mpsc::channel::<u64>(1);
+                        $spawn(async move {
+                            while let Some(v) = to_rx.recv().await {
+                                if back_tx.send(v + 1).await.is_err() {
+                                    return;
+                                }
+                            }
+                        });
+                        let mut v = 0;
+                        for _ in 0..MPSC_TRIPS {
+                            to_tx.send(v).await.unwrap();
+                            v = back_rx.recv().await.unwrap();
+                        }
+                        assert_eq!(v, MPSC_TRIPS);
+                    })
+                })
+                .collect();
+            for h in handles {
+                h.await.unwrap();
+            }
+        }
+    }};
+}
+
+const MPSC_PAIRS: usize = 100;
+const MPSC_TRIPS: u64 = 100;
+
+fn mpsc_port(_: &mut Criterion) {
+    let rt = rt_runtime();
+    let tokio = tokio_runtime();
+    rt_benches::paired(
+        "mpsc_port bounded 4x100,000 cap 1,024",
+        15,
+        || {
+            rt.block_on(mpsc_workload!(
+                rt::spawn,
+                rt::sync::mpsc::channel::<u64>(CAPACITY),
+                PER_PRODUCER,
+                |tx, v| tx.send(v).await.unwrap(),
+                |rx| rx.recv().await
+            ))
+        },
+        || {
+            tokio.block_on(mpsc_workload!(
+                tokio::spawn,
+                tokio::sync::mpsc::channel::<u64>(CAPACITY),
+                PER_PRODUCER,
+                |tx, v| tx.send(v).await.unwrap(),
+                |rx| rx.recv().await
+            ))
+        },
+    );
+    rt_benches::paired(
+        "mpsc_port unbounded 4x100,000",
+        15,
+        || {
+            rt.block_on(mpsc_workload!(
+                rt::spawn,
+                rt::sync::mpsc::unbounded_channel::<u64>(),
+                PER_PRODUCER,
+                |tx, v| tx.send(v).unwrap(),
+                |rx| rx.recv().await
+            ))
+        },
+        || {
+            tokio.block_on(mpsc_workload!(
+                tokio::spawn,
+                tokio::sync::mpsc::unbounded_channel::<u64>(),
+                PER_PRODUCER,
+                |tx, v| tx.send(v).unwrap(),
+                |rx| rx.recv().await
+            ))
+        },
+    );
+    rt_benches::paired(
+        "mpsc_port ping_pong 100 pairs x 100 trips, channel(1)",
+        15,
+        || rt.block_on(mpsc_ping_pong!(rt::sync::mpsc, rt::spawn)),
+        || tokio.block_on(mpsc_ping_pong!(tokio::sync::mpsc, tokio::spawn)),
+    );
+}
+
+criterion_group!(benches, ping_pong, bounded, rendezvous, unbounded, mpsc_port);
 criterion_main!(benches);
