@@ -11,7 +11,9 @@
 //! cost benchmark folds it away.
 //!
 //! What costs what:
-//! - a poll: one load + store (`polls`); a LIFO-slot pop, a steal, a spawn from a worker, a
+//! - a poll: none here: the worker's poll stamp (`crate::stall::PollStamp`), written at each
+//!   poll for stall detection anyway, counts the polls, and the snapshot reads `polls` from
+//!   it (the scheduler fills it in); a LIFO-slot pop, a steal, a spawn from a worker, a
 //!   take from the injector: one load + store each;
 //! - busy time: one clock read when a worker parks and one when it wakes (never per poll);
 //! - the histograms ([`Counters::new`] with `histograms`, off by default): two clock reads per
@@ -74,7 +76,6 @@ fn add(c: &AtomicU64, n: u64) {
 /// One worker's counters.
 #[derive(Debug, Default)]
 pub(crate) struct WorkerCounters {
-    polls: AtomicU64,
     local_schedules: AtomicU64,
     remote_schedules: AtomicU64,
     steals: AtomicU64,
@@ -91,12 +92,6 @@ pub(crate) struct WorkerCounters {
 }
 
 impl WorkerCounters {
-    #[inline]
-    pub(crate) fn poll(&self) {
-        if rt_core::OBSERVE {
-            bump(&self.polls);
-        }
-    }
     #[inline]
     pub(crate) fn local_schedule(&self) {
         if rt_core::OBSERVE {
@@ -153,7 +148,8 @@ impl WorkerCounters {
 
     fn snapshot(&self) -> WorkerMetrics {
         WorkerMetrics {
-            polls: self.polls.load(Relaxed),
+            // `polls` is the worker's poll stamp's (`crate::stall::PollStamp::polls`): the
+            // scheduler fills it in.
             // A spawn on the worker is a local schedule too, counted once, as a spawn (one
             // counter on the spawn path, not two).
             local_schedules: self.local_schedules.load(Relaxed) + self.spawns.load(Relaxed),
@@ -289,6 +285,11 @@ impl Counters {
         }
     }
 
+    /// Whether the histograms are on (then every poll goes through [`run`](Self::run)).
+    pub(crate) fn histograms(&self) -> bool {
+        self.histograms.is_some()
+    }
+
     /// Time zero of the busy-period stamps (for [`WorkerCounters::park`]).
     pub(crate) fn epoch(&self) -> Instant {
         self.epoch
@@ -346,7 +347,7 @@ impl Counters {
 
     /// Worker `worker` polls a task with `poll` (`Notified::run`, or the trace's wrapper of
     /// it): with histograms on, times it and the wait since its wake. The caller has counted
-    /// the poll (`WorkerCounters::poll`, through its cached pointer).
+    /// the poll (its poll stamp counts it, `crate::stall::PollStamp::enter_counted`).
     #[inline]
     pub(crate) fn run<S: rt_core::task::Schedule>(
         &self,

@@ -1,8 +1,10 @@
 //! Stall detection's per-worker poll stamp and what a stall report carries.
 //!
-//! A worker writes its stamp at the start of every poll — the running task's id and a poll
-//! sequence number packed in one word, plus a copy of the task's meta word (name and spawn
-//! location, `rt_core::task::MetaWord`) — with relaxed stores to a cache line only it writes,
+//! A worker writes its stamp at the start of every poll — a poll sequence number (on a
+//! multi-thread worker, its poll count: the `polls` metric reads it) and the running task's
+//! id; the current-thread scheduler and `LocalSet` also store a copy of the task's meta word
+//! (name and spawn location, `rt_core::task::MetaWord`), while the multi-thread monitor looks
+//! the task up by id when it reports — with relaxed stores to a cache line only it writes,
 //! and no clock read. When it runs out of tasks it clears the id ("not in a poll"). The
 //! monitor thread (`multi_thread/takeover.rs`) samples the stamps with its own clock and
 //! times how long each has stood still: a stamp that names a task and has not moved for
@@ -27,65 +29,92 @@ use rt_core::sync::unmodelled::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use rt_core::sync::{Condvar, Mutex, MutexGuard};
 use rt_core::task::{describe, Id, MetaWord};
 
-/// Bits of the stamp word that hold the poll sequence number (the rest is the task id).
-const SEQ_BITS: u32 = 16;
-const SEQ_MASK: u64 = (1 << SEQ_BITS) - 1;
-
 /// One worker's poll stamp (padded to its own cache line by its owner's array).
+///
+/// Three words, written by one thread at a time and sampled by others without a lock; a sample
+/// taken while the writer is between its stores may mix two polls (a "torn" sample). That is
+/// harmless: a torn sample differs from the stamp's next, settled state, and a stall is only
+/// reported after a stamp has stood still for the threshold, i.e. no store was under way.
 #[derive(Debug, Default)]
 pub struct PollStamp {
-    /// `task id << 16 | poll sequence (mod 2^16)`; task id 0 while the worker is not polling.
-    word: AtomicU64,
-    /// The running task's `MetaWord` (stale while not polling).
+    /// Moves on at every poll start ([`enter`](Self::enter), [`enter_counted`](Self::enter_counted))
+    /// and [`restore`](Self::restore), by one, and never back: two polls of one task in a row
+    /// differ. On a multi-thread worker's stamp only `enter_counted` moves it, so it is the
+    /// worker's poll count (`WorkerMetrics::polls`, [`polls`](Self::polls)): one counter
+    /// serves the metric and stall detection.
+    seq: AtomicU64,
+    /// The id of the task being polled; 0 while not polling.
+    task: AtomicU64,
+    /// The running task's `MetaWord`, where the writer stores it (`enter`; stale while not
+    /// polling). `MetaWord::NONE` on the multi-thread workers' stamps, whose monitor looks the
+    /// task up by id when it reports (`enter_counted`).
     meta: AtomicUsize,
 }
 
 /// A copy of a stamp, as the monitor compares them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StampSample {
-    word: u64,
+    seq: u64,
+    task: u64,
     meta: usize,
 }
 
 impl StampSample {
     /// The task being polled, if the worker is in a poll.
     pub fn task_id(&self) -> Option<u64> {
-        match self.word >> SEQ_BITS {
+        match self.task {
             0 => None,
             id => Some(id),
         }
     }
 
-    /// The running task's name and spawn location (see `rt_core::task::describe`).
+    /// The running task's name and spawn location (see `rt_core::task::describe`), if the
+    /// stamp's writer stored its meta word.
     pub fn describe(&self) -> Option<rt_core::task::MetaInfo> {
         describe(MetaWord::from_usize(self.meta))
     }
 }
 
 impl PollStamp {
-    /// The worker starts polling task `id` (two relaxed stores on the worker's own line; the
-    /// sequence number makes two polls of one task in a row differ).
+    /// The thread starts polling task `id` (relaxed stores on the writer's own line; the
+    /// sequence number makes two polls of one task in a row differ), keeping its meta word
+    /// for the report.
     #[inline]
     pub fn enter(&self, id: Id, meta: MetaWord) {
-        let seq = self.word.load(Relaxed).wrapping_add(1) & SEQ_MASK;
-        self.word.store(id.as_u64() << SEQ_BITS | seq, Relaxed);
+        self.enter_counted(id);
         self.meta.store(meta.into_usize(), Relaxed);
     }
 
-    /// The worker is not polling (it ran out of tasks; `run_loop`, before it looks further or
+    /// The worker starts polling task `id`: the poll count moves on (an add to a word only
+    /// this thread writes) and the id is stored; no meta word (the multi-thread monitor finds
+    /// the task's name and location by id when it reports, which is rare).
+    #[inline]
+    pub fn enter_counted(&self, id: Id) {
+        self.seq
+            .store(self.seq.load(Relaxed).wrapping_add(1), Relaxed);
+        self.task.store(id.as_u64(), Relaxed);
+    }
+
+    /// The thread is not polling (it ran out of tasks; `run_loop`, before it looks further or
     /// parks).
     #[inline]
     pub fn idle(&self) {
-        let w = self.word.load(Relaxed);
-        if w >> SEQ_BITS != 0 {
-            self.word.store((w + 1) & SEQ_MASK, Relaxed);
+        if self.task.load(Relaxed) != 0 {
+            self.task.store(0, Relaxed);
         }
+    }
+
+    /// The polls counted by [`enter_counted`](Self::enter_counted) and
+    /// [`enter`](Self::enter) (and the restores).
+    pub fn polls(&self) -> u64 {
+        self.seq.load(Relaxed)
     }
 
     /// A copy, for the monitor and the dump (`running on worker N`).
     pub fn sample(&self) -> StampSample {
         StampSample {
-            word: self.word.load(Relaxed),
+            task: self.task.load(Relaxed),
+            seq: self.seq.load(Relaxed),
             meta: self.meta.load(Relaxed),
         }
     }
@@ -101,8 +130,9 @@ impl PollStamp {
     /// in a poll" if it was.
     #[inline]
     pub fn restore(&self, s: StampSample) {
-        let seq = self.word.load(Relaxed).wrapping_add(1) & SEQ_MASK;
-        self.word.store((s.word & !SEQ_MASK) | seq, Relaxed);
+        self.seq
+            .store(self.seq.load(Relaxed).wrapping_add(1), Relaxed);
+        self.task.store(s.task, Relaxed);
         self.meta.store(s.meta, Relaxed);
     }
 }
@@ -240,11 +270,13 @@ impl Detector {
     /// reads every [`period`](Self::period) and times how long each has stood still. A stamp
     /// that names a task and has not moved for longer than the threshold is reported
     /// (`tracing::warn!`, `on_stall`, the count, a `stall` instant in `trace`), then handed to
-    /// `started`; when it moves, `ended` is called and the end reported.
+    /// `started`; when it moves, `ended` is called and the end reported. `describe` gives the
+    /// name and location of a stalled sample's task (`None`: it is gone, so its poll returned).
     pub(crate) fn run(
         &self,
         n: usize,
         sample: impl Fn(usize) -> StampSample,
+        describe: impl Fn(&StampSample) -> Option<rt_core::task::MetaInfo>,
         trace: Option<&crate::trace::Recorder>,
         mut started: impl FnMut(usize, StampSample),
         mut ended: impl FnMut(usize, StampSample),
@@ -268,7 +300,7 @@ impl Detector {
             drop(stopped);
             let now = Instant::now();
             for (i, w) in seen.iter_mut().enumerate() {
-                if let Some((info, stamp)) = self.step(w, sample(i), now, i) {
+                if let Some((info, stamp)) = self.step(w, sample(i), now, i, &describe) {
                     if info.ended {
                         ended(i, stamp);
                         self.report(trace, &info);
@@ -290,6 +322,7 @@ impl Detector {
         s: StampSample,
         now: Instant,
         worker: usize,
+        describe: &dyn Fn(&StampSample) -> Option<rt_core::task::MetaInfo>,
     ) -> Option<(StallInfo, StampSample)> {
         if s != w.last {
             let (prev, since) = (w.last, w.since);
@@ -302,8 +335,9 @@ impl Detector {
             })
         } else if w.reported.is_none() && now - w.since > self.config.threshold {
             let task_id = s.task_id()?;
-            // `None`: a named task's record is gone, so its poll has returned meanwhile.
-            let meta = s.describe()?;
+            // `None`: the task (or a named task's record) is gone, so its poll has returned
+            // meanwhile.
+            let meta = describe(&s)?;
             let info = StallInfo {
                 task_id,
                 name: meta.name,
@@ -450,7 +484,10 @@ mod shared_monitor {
                 let Some(x) = w.upgrade().filter(|x| !x.detector().is_stopped()) else {
                     continue;
                 };
-                if let Some((info, _)) = x.detector().step(seen, x.stamp(), now, 0) {
+                if let Some((info, _)) =
+                    x.detector()
+                        .step(seen, x.stamp(), now, 0, &super::StampSample::describe)
+                {
                     reports.push((x, info));
                 }
             }
@@ -536,5 +573,26 @@ mod tests {
         s.idle();
         assert_eq!(s.sample().task_id(), None);
         assert_eq!(s.running_task(), None);
+    }
+
+    #[test]
+    fn counted_stamp_is_the_poll_count_and_keeps_no_meta() {
+        let s = PollStamp::default();
+        let id = rt_core::task::next_id();
+        for n in 1..=3 {
+            s.enter_counted(id);
+            assert_eq!(s.polls(), n);
+            assert_eq!(s.running_task(), Some(id.as_u64()));
+        }
+        let a = s.sample();
+        assert!(
+            a.describe().is_none(),
+            "the monitor looks the task up by id"
+        );
+        s.idle();
+        assert_eq!(s.polls(), 3, "idle counts no poll");
+        assert_ne!(s.sample(), a);
+        s.enter_counted(id);
+        assert_ne!(s.sample(), a, "the next poll of the same task differs");
     }
 }

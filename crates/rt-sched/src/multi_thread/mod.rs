@@ -504,7 +504,15 @@ impl Handle {
     }
 
     fn schedule_task(&self, task: Notified<Handle>, is_yield: bool) {
-        self.shared.trace_wake(task.id(), is_yield);
+        if self.shared.tracing() {
+            // Out of line (`trace_hooks.rs`): the untraced path keeps no stack frame for it.
+            return self.schedule_traced(task, is_yield);
+        }
+        self.schedule_untraced(task, is_yield);
+    }
+
+    #[inline]
+    fn schedule_untraced(&self, task: Notified<Handle>, is_yield: bool) {
         worker::with_current_worker(|cx| match cx {
             Some(cx) if cx.belongs_to(&self.shared) => cx.schedule_local(task, is_yield),
             _ => self.shared.schedule_remote(self, task),

@@ -18,6 +18,7 @@ impl Handle {
         // shards are not the workers').
         let io = shared.io_driver.as_ref().filter(|_| shared.owns_shard());
         for (i, w) in m.workers.iter_mut().enumerate() {
+            w.polls = shared.stamps[i].polls();
             w.local_queue_depth = shared.stealers[i].len();
             if let Some(d) = io {
                 w.reactor_turns = d.turns(i);

@@ -101,10 +101,27 @@ fn monitor(shared: &Arc<Shared>) {
     t.detector.run(
         shared.stamps.len(),
         |i| shared.stamps[i].sample(),
+        |s| s.task_id().and_then(|id| describe_task(shared, id)),
         shared.trace.as_deref(),
         |i, s| start_takeover(shared, t, i, s),
         |i, s| end_takeover(t, i, s),
     );
+}
+
+/// The name and spawn location of live task `id`, found by one walk of the owned list (a
+/// worker's stamp holds only the id, so the poll path stores one word less; a walk per stall
+/// report is rare). `None`: the task is gone, so the stalled poll has returned.
+fn describe_task(shared: &Shared, id: u64) -> Option<rt_core::task::MetaInfo> {
+    let mut found = None;
+    shared.owned.for_each_live(|h| {
+        if found.is_none() && h.id().as_u64() == id {
+            found = Some(rt_core::task::MetaInfo {
+                name: h.name().map(Into::into),
+                location: h.spawn_location(),
+            });
+        }
+    });
+    found
 }
 
 /// Has worker `i`'s substitute serve the stall `stamp`, starting it if it has not run yet.

@@ -10,6 +10,12 @@ use super::{Arc, Shared};
 use crate::trace::{Recorder, WorkerTrace};
 
 impl Shared {
+    /// Whether a trace file is on (never in an `rt_unobserved` build).
+    #[inline]
+    pub(super) fn tracing(&self) -> bool {
+        rt_core::OBSERVE && self.trace.is_some()
+    }
+
     /// The calling thread's recording end, if it is one of this scheduler's workers.
     fn with_trace<R>(&self, f: impl FnOnce(&Recorder, Option<&WorkerTrace>) -> R) -> Option<R> {
         let rec = self.trace.as_deref()?;
@@ -24,15 +30,29 @@ impl Shared {
     /// A task was spawned.
     #[inline]
     pub(super) fn trace_spawn(&self, id: Id, meta: &SpawnMeta<'_>) {
-        if rt_core::OBSERVE && self.trace.is_some() {
-            self.with_trace(|r, w| r.spawn(w, id.as_u64(), meta));
+        if self.tracing() {
+            self.record_spawn(id, meta);
         }
+    }
+
+    // The records, out of line (cold): the hot paths keep one check of `tracing` and no
+    // registers saved for a call they do not make.
+    #[cold]
+    #[inline(never)]
+    fn record_spawn(&self, id: Id, meta: &SpawnMeta<'_>) {
+        self.with_trace(|r, w| r.spawn(w, id.as_u64(), meta));
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn record_complete(&self, id: Id) {
+        self.with_trace(|r, w| r.complete(w, id.as_u64()));
     }
 
     /// A wake scheduled a task (`is_yield`: the task woke itself).
     #[inline]
     pub(super) fn trace_wake(&self, id: Id, is_yield: bool) {
-        if rt_core::OBSERVE && self.trace.is_some() {
+        if self.tracing() {
             self.with_trace(|r, w| r.wake(w, id.as_u64(), is_yield));
         }
     }
@@ -40,8 +60,8 @@ impl Shared {
     /// A task completed or was cancelled (it leaves the owned list).
     #[inline]
     pub(super) fn trace_complete(&self, id: Id) {
-        if rt_core::OBSERVE && self.trace.is_some() {
-            self.with_trace(|r, w| r.complete(w, id.as_u64()));
+        if self.tracing() {
+            self.record_complete(id);
         }
     }
 
@@ -52,6 +72,23 @@ impl Shared {
             .unwrap_or("rt-worker")
             .to_owned();
         self.trace.as_ref()?.worker(index, &name)
+    }
+}
+
+impl super::Handle {
+    /// A wake (`Schedule::schedule`, `yield_now`) with a trace file on: records it, then
+    /// schedules the task. A call of its own, out of line, so that the untraced path (one
+    /// check of `Shared::tracing`) keeps its tail calls and needs no stack frame: with the
+    /// record inline, every wake paid for saving and restoring six registers.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn schedule_traced(
+        &self,
+        task: rt_core::task::Notified<super::Handle>,
+        is_yield: bool,
+    ) {
+        self.shared.trace_wake(task.id(), is_yield);
+        self.schedule_untraced(task, is_yield);
     }
 }
 

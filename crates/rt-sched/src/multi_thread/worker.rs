@@ -257,9 +257,20 @@ impl WorkerContext {
     /// The worker loop, until shutdown or until `stop` says so (a substitute's loop stops when
     /// its lender reclaims the context; a worker's own `|| false` compiles away).
     fn run_loop(&self, stop: impl Fn() -> bool) {
+        // Whether a poll is traced or timed is fixed for the context's life: decided here once,
+        // so the loop without either (the default) makes no check for them per poll.
+        if (rt_core::OBSERVE && self.trace.is_some()) || self.shared().counters.histograms() {
+            self.run_loop_as::<true>(stop);
+        } else {
+            self.run_loop_as::<false>(stop);
+        }
+    }
+
+    /// [`run_loop`](Self::run_loop); `WRAPPED`: polls go through the trace and the histograms.
+    fn run_loop_as<const WRAPPED: bool>(&self, stop: impl Fn() -> bool) {
         while !self.shared().is_shutdown() && !stop() {
             if let Some(task) = self.next_task() {
-                self.run_task(task);
+                self.run_task::<WRAPPED>(task);
                 continue;
             }
             // Out of tasks: with a shard of our own, its events are our next work (tasks whose
@@ -269,19 +280,20 @@ impl WorkerContext {
             }
             if self.owns_shard && self.shard_has_sources() {
                 if let Some(task) = self.poll_driver_when_out_of_work() {
-                    self.run_task(task);
+                    self.run_task::<WRAPPED>(task);
                     continue;
                 }
             }
             if let Some(task) = self.search() {
-                self.run_task(task);
+                self.run_task::<WRAPPED>(task);
                 continue;
             }
             self.park(&self.parker);
         }
     }
 
-    fn run_task(&self, task: Notified<Handle>) {
+    #[inline]
+    fn run_task<const WRAPPED: bool>(&self, task: Notified<Handle>) {
         if self.is_searching.replace(false)
             && self.shared().idle.transition_worker_from_searching()
                 == LeftSearching::WasLastSearcher
@@ -290,9 +302,12 @@ impl WorkerContext {
             self.shared().notify_parked();
         }
         if rt_core::OBSERVE {
-            self.stamp().enter(task.id(), task.meta_word());
+            // Also counts the poll: the stamp's sequence is this worker's `polls` metric.
+            self.stamp().enter_counted(task.id());
         }
-        self.counters().poll();
+        if !WRAPPED {
+            return task.run();
+        }
         let trace = self.trace.as_ref().filter(|_| rt_core::OBSERVE);
         self.shared()
             .counters
