@@ -3,6 +3,9 @@
 //! as the wall clock: the measure for A/B steps of the channel on a loaded machine (build A and
 //! B, alternate the binaries, take the median of per-round ratios; `docs/BENCHMARKS.md`).
 //!
+//! `CHAN_CPU_WORKLOAD=pingpong` instead: two tasks, a `bounded(1)` channel each way, 100,000
+//! round trips per iteration (ns per round trip in place of per message).
+//!
 //! `CHAN_CPU_RUNTIME=rt` (default) or `peer` (async-executor + async-channel);
 //! `CHAN_CPU_WORKERS` (default 2), `CHAN_CPU_ITERS` (default 20). For rt it also prints the
 //! runtime's polls, unparks and parks per message (`Runtime::metrics`).
@@ -56,6 +59,54 @@ fn rt_round(rt: &rt::Runtime) {
     })
 }
 
+const TRIPS: u64 = 100_000;
+
+fn rt_ping_pong(rt: &rt::Runtime) {
+    rt.block_on(async {
+        let (to_echo, echo_rx) = rt::sync::channel::bounded::<u64>(1);
+        let (to_main, main_rx) = rt::sync::channel::bounded::<u64>(1);
+        let echo = rt::spawn(async move {
+            while let Some(v) = echo_rx.recv().await {
+                if to_main.send(v + 1).await.is_err() {
+                    break;
+                }
+            }
+        });
+        let main = rt::spawn(async move {
+            let mut v = 0;
+            for _ in 0..TRIPS {
+                to_echo.send(v).await.unwrap();
+                v = main_rx.recv().await.unwrap();
+            }
+            v
+        });
+        assert_eq!(main.await.unwrap(), TRIPS);
+        echo.await.unwrap();
+    })
+}
+
+fn peer_ping_pong(ex: rt_benches::Ex) {
+    async_io::block_on(ex.spawn(async move {
+        let (to_echo, echo_rx) = async_channel::bounded::<u64>(1);
+        let (to_main, main_rx) = async_channel::bounded::<u64>(1);
+        let echo = ex.spawn(async move {
+            while let Ok(v) = echo_rx.recv().await {
+                if to_main.send(v + 1).await.is_err() {
+                    break;
+                }
+            }
+        });
+        let mut v = 0;
+        for _ in 0..TRIPS {
+            to_echo.send(v).await.unwrap();
+            v = main_rx.recv().await.unwrap();
+        }
+        drop(to_echo);
+        echo.await;
+        assert_eq!(v, TRIPS);
+    }))
+}
+
 fn peer_round(ex: rt_benches::Ex) {
     async_io::block_on(ex.spawn(async move {
         let (tx, rx) = async_channel::bounded::<u64>(CAPACITY);
@@ -84,13 +135,18 @@ fn main() {
     let iters = env("CHAN_CPU_ITERS", 20);
     let workers = env("CHAN_CPU_WORKERS", 2);
     let peer = std::env::var("CHAN_CPU_RUNTIME").is_ok_and(|v| v == "peer");
-    let n = (iters as u64 * N) as f64;
+    let ping_pong = std::env::var("CHAN_CPU_WORKLOAD").is_ok_and(|v| v == "pingpong");
+    let n = (iters as u64 * if ping_pong { TRIPS } else { N }) as f64;
     if peer {
         // As `Runtimes::smol`: `workers` executor threads, the main thread waits on the round.
         let ex = rt_benches::static_executor(workers);
         let (cpu, wall) = (cpu_ns(), std::time::Instant::now());
         for _ in 0..iters {
-            peer_round(ex);
+            if ping_pong {
+                peer_ping_pong(ex);
+            } else {
+                peer_round(ex);
+            }
         }
         let (wall, cpu) = (
             wall.elapsed().as_nanos() as f64 / n,
@@ -106,7 +162,11 @@ fn main() {
     let before = rt.metrics();
     let (cpu, wall) = (cpu_ns(), std::time::Instant::now());
     for _ in 0..iters {
-        rt_round(&rt);
+        if ping_pong {
+            rt_ping_pong(&rt);
+        } else {
+            rt_round(&rt);
+        }
     }
     let (wall, cpu) = (
         wall.elapsed().as_nanos() as f64 / n,

@@ -70,7 +70,11 @@ fn each_flavour_fills_blocks_drains_and_drops_once() {
                 .unwrap_or_else(|_| panic!("room at {v} of {cap}"));
         }
         assert!(tx.try_send(Counted(u64::MAX, drops.clone())).is_err());
-        assert_eq!(drops.load(Ordering::SeqCst), 1, "the refused value came back");
+        assert_eq!(
+            drops.load(Ordering::SeqCst),
+            1,
+            "the refused value came back"
+        );
         assert_eq!(rx.len(), cap);
         let half = cap.div_ceil(2);
         {

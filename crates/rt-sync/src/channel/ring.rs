@@ -15,8 +15,8 @@
 //! slot's value between threads: the acquire load of a matching stamp comes after the write it
 //! publishes.
 //!
-//! A push that finds its slot still holding last lap's value looks at `head` (after a `SeqCst`
-//! fence): one lap behind `tail` means full. A pop that finds its slot not yet written looks at
+//! A push that finds its slot still holding last lap's value looks at `head`: one lap behind
+//! `tail` means full. A pop that finds its slot not yet written looks at
 //! `tail`: equal to `head` means empty, and empty with the mark set means closed and drained.
 //!
 //! **No waiting on the other side.** Vyukov's queue (and crossbeam's) spins when the other side
@@ -34,7 +34,7 @@
 
 use std::mem::MaybeUninit;
 
-use rt_core::sync::{fence, spin_loop, AtomicUsize, Ordering, UnsafeCell};
+use rt_core::sync::{spin_loop, AtomicUsize, Ordering, UnsafeCell};
 
 type Padded<T> = crossbeam_utils::CachePadded<T>;
 
@@ -134,8 +134,8 @@ impl<T> Ring<T> {
                 }
             } else if stamp.wrapping_add(self.one_lap) == tail + 1 {
                 // The slot holds last lap's value: full, or a pop has taken it and not yet
-                // freed the slot, which counts as full too (module docs: no waiting).
-                fence(Ordering::SeqCst);
+                // freed the slot, which counts as full too (module docs: no waiting). Either way
+                // `Full` unless `tail` was stale, so no fence before looking at `head`.
                 let head = self.head.load(Ordering::Relaxed);
                 let now = self.tail.load(Ordering::Relaxed);
                 if head.wrapping_add(self.one_lap) == tail || now == tail {
@@ -182,8 +182,10 @@ impl<T> Ring<T> {
                 }
             } else if stamp == head {
                 // Not written: empty, or a push has claimed the slot and not yet written it,
-                // which counts as empty too (module docs: no waiting).
-                fence(Ordering::SeqCst);
+                // which counts as empty too (module docs: no waiting). Either way `Empty` unless
+                // closed, so no fence before looking at `tail`: a `tail` with the mark is the
+                // last one (no push succeeds after it), and a stale one without it says `Empty`
+                // for a close still in progress, which the caller's locked look settles.
                 let tail = self.tail.load(Ordering::Relaxed);
                 if tail & !self.mark_bit == head {
                     return Err(if tail & self.mark_bit != 0 {
