@@ -26,8 +26,9 @@
 //! that finds its slot being popped reports `Full`, and a pop that finds its slot being pushed
 //! reports `Empty` (`Closed` is only reported with `tail == head`, so never while a push is
 //! under way). The channel (`ring_chan.rs`) makes that safe: the half-way side, having published
-//! its stamp, looks for waiters after a `SeqCst` fence, and the side that gave up queues itself
-//! and looks at the ring again after its own fence, so one of the two sees the other. Spinning
+//! its stamp, looks for waiters after a `SeqCst` fence (a pop only at the end of a refill batch;
+//! its rule 3 says why the others need not), and the side that gave up queues itself and looks
+//! at the ring again after its own fence, so one of the two sees the other. Spinning
 //! (`spin_loop`, a yield under loom) is left only for a stale `head` or `tail`, which a reload
 //! fixes. Once the mark is set no push succeeds, so a pop that reports `Closed` has seen every
 //! value that was ever pushed.
