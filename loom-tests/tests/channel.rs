@@ -15,6 +15,11 @@
 //! * `woken_receiver_cancelled_passes_wake_on`: capacity 1; two receivers, one of which polls
 //!   once and is dropped, possibly after being woken. The other still gets the value (a lost
 //!   wake-up would deadlock, which loom reports).
+//! * `full_channel_receiver_drains_head_while_sender_blocks` / `full_ring_...`: below.
+//!
+//! Capacities 1 and 2 run on the lock-free ring (`ring_chan.rs`, the same rules; its own models
+//! are in `channel_ring.rs`), capacities 0 and 3 on `chan.rs`'s locked flavour (under loom
+//! `RING_MAX` is 2).
 
 use std::pin::pin;
 
@@ -193,19 +198,30 @@ fn woken_receiver_cancelled_passes_wake_on() {
     assert!(outcomes.iter().all(|o| o.load(SeenOrder)));
 }
 
-/// Capacity 2, filled: a receiver drains the receive-side ring (`head`) while a sender, seeing
-/// the channel full, blocks at the same moment (the two-lock hand-off of rules in chan.rs). The
-/// send must complete (a lost wake-up deadlocks, which loom reports) and every value arrives once,
-/// in order.
+/// Capacity 3 (the locked flavour: under loom the lock-free ring stops at 2), filled: a receiver
+/// drains the receive-side ring (`head`) while a sender, seeing the channel full, blocks at the
+/// same moment (the two-lock hand-off of rules in chan.rs). The send must complete (a lost
+/// wake-up deadlocks, which loom reports) and every value arrives once, in order. Capacity 2
+/// runs the same on the lock-free ring (`ring_chan.rs`).
 #[test]
 fn full_channel_receiver_drains_head_while_sender_blocks() {
-    loom::model(|| {
-        let (tx, rx) = channel::bounded::<u32>(2);
+    full_channel_drain(3);
+}
+
+#[test]
+fn full_ring_receiver_drains_while_sender_blocks() {
+    full_channel_drain(2);
+}
+
+fn full_channel_drain(cap: u32) {
+    loom::model(move || {
+        let (tx, rx) = channel::bounded::<u32>(cap as usize);
         block_on(async {
-            tx.send(1).await.unwrap();
-            tx.send(2).await.unwrap();
+            for v in 1..=cap {
+                tx.send(v).await.unwrap();
+            }
         });
-        let producer = thread::spawn(move || block_on(tx.send(3)).is_ok());
+        let producer = thread::spawn(move || block_on(tx.send(cap + 1)).is_ok());
         let got = block_on(async {
             let mut got = Vec::new();
             while let Some(v) = rx.recv().await {
@@ -214,6 +230,6 @@ fn full_channel_receiver_drains_head_while_sender_blocks() {
             got
         });
         assert!(producer.join().unwrap());
-        assert_eq!(got, vec![1, 2, 3]);
+        assert_eq!(got, (1..=cap + 1).collect::<Vec<_>>());
     });
 }

@@ -1,4 +1,7 @@
-//! The shared state of a [`channel`](super) and the hand-off protocol, under two short locks.
+//! The shared state of a [`channel`](super) and the hand-off protocol, under two short locks:
+//! the flavour of a rendezvous, an unbounded channel, and a bounded one above `RING_MAX` slots
+//! (a bounded channel of capacity 1 to `RING_MAX` runs on the lock-free ring of `ring_chan.rs`,
+//! which follows the same rules).
 //!
 //! # Why a lock
 //!
@@ -100,8 +103,6 @@ pub(super) struct Chan<T> {
     served: AtomicU64,
     /// `None`: unbounded.
     cap: Option<usize>,
-    pub(super) senders: AtomicUsize,
-    pub(super) receivers: AtomicUsize,
 }
 
 #[derive(Debug)]
@@ -117,11 +118,11 @@ struct State<T> {
 }
 
 #[derive(Debug)]
-struct Blocked<T> {
-    value: T,
-    ticket: u64,
+pub(super) struct Blocked<T> {
+    pub(super) value: T,
+    pub(super) ticket: u64,
     /// `None` once `close` has taken it to wake the sender.
-    waker: Option<Waker>,
+    pub(super) waker: Option<Waker>,
 }
 
 /// A send future's progress.
@@ -137,31 +138,46 @@ pub(super) enum SendState<T> {
 
 /// Wakers collected under the locks, woken after they are released.
 #[derive(Default)]
-struct Wakes {
+pub(super) struct Wakes {
     receiver: Option<Waker>,
     sender: Option<Waker>,
-    more_senders: Vec<Waker>,
+    /// Past the first sender and the first receiver.
+    more: Vec<Waker>,
 }
 
 impl Wakes {
-    fn sender(&mut self, w: Option<Waker>) {
+    pub(super) fn sender(&mut self, w: Option<Waker>) {
         if let Some(w) = w {
             if self.sender.is_none() {
                 self.sender = Some(w);
             } else {
-                self.more_senders.push(w);
+                self.more.push(w);
             }
         }
     }
 
-    fn wake(self) {
+    /// Takes up to `n` receivers from the front of `queue` to wake.
+    pub(super) fn receivers(&mut self, queue: &mut WaitQueue<Waker>, n: usize) {
+        for _ in 0..n {
+            let Some(w) = queue.pop_front() else {
+                break;
+            };
+            if self.receiver.is_none() {
+                self.receiver = Some(w);
+            } else {
+                self.more.push(w);
+            }
+        }
+    }
+
+    pub(super) fn wake(self) {
         if let Some(w) = self.receiver {
             w.wake();
         }
         if let Some(w) = self.sender {
             w.wake();
         }
-        for w in self.more_senders {
+        for w in self.more {
             w.wake();
         }
     }
@@ -169,7 +185,7 @@ impl Wakes {
 
 /// What `Chan::offer` did: sent, or queued with this key and ticket; or gave the value back,
 /// with whether the channel was closed (otherwise it was full and blocking was not asked for).
-type Offered<T> = Result<Option<(Key, u64)>, (T, bool)>;
+pub(super) type Offered<T> = Result<Option<(Key, u64)>, (T, bool)>;
 
 /// What a receiver found.
 enum Took<T> {
@@ -185,7 +201,7 @@ impl<T> State<T> {
     }
 }
 
-fn set_waker(slot: &mut Option<Waker>, cx: &Context<'_>) {
+pub(super) fn set_waker(slot: &mut Option<Waker>, cx: &Context<'_>) {
     match slot {
         Some(w) if w.will_wake(cx.waker()) => {}
         _ => *slot = Some(cx.waker().clone()),
@@ -209,8 +225,6 @@ impl<T> Chan<T> {
             recv_waiting: AtomicUsize::new(0),
             served: AtomicU64::new(0),
             cap,
-            senders: AtomicUsize::new(1),
-            receivers: AtomicUsize::new(1),
         }
     }
 
@@ -566,26 +580,16 @@ impl<T> Chan<T> {
         }
     }
 
-    /// Drops a `Sender`; the last one closes the channel.
-    pub(super) fn release_sender(&self) {
-        if self.senders.fetch_sub(1, Ordering::AcqRel) == 1 {
-            self.close();
-        }
-    }
-
-    /// Drops a `Receiver`; the last one closes the channel and drops what is buffered, since no
-    /// receiver can ever come back for it.
-    pub(super) fn release_receiver(&self) {
-        if self.receivers.fetch_sub(1, Ordering::AcqRel) == 1 {
-            self.close();
-            let head = {
-                let mut h = self.lock_head();
-                self.head_len.store(0, Ordering::Release);
-                std::mem::take(&mut *h)
-            };
-            drop(head);
-            let buffered = std::mem::take(&mut self.lock().buf);
-            drop(buffered);
-        }
+    /// After the last `Receiver` closed the channel: drops what is buffered, since no receiver
+    /// can ever come back for it.
+    pub(super) fn drop_buffered(&self) {
+        let head = {
+            let mut h = self.lock_head();
+            self.head_len.store(0, Ordering::Release);
+            std::mem::take(&mut *h)
+        };
+        drop(head);
+        let buffered = std::mem::take(&mut self.lock().buf);
+        drop(buffered);
     }
 }

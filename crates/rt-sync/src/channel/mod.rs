@@ -7,11 +7,19 @@
 //!
 //! Waiters are served first come, first served. Every future is cancellation-safe: a dropped
 //! `send` future has not sent (its value goes back with it, for a rendezvous too), and a dropped
-//! `recv` future that had been woken passes the wake-up on to the next receiver. The protocol is
-//! written down in `chan.rs`.
+//! `recv` future that had been woken passes the wake-up on to the next receiver.
 //!
-//! A bounded channel's ring is allocated once (up to 4,096 slots up front, growing on demand
-//! beyond), so sending allocates nothing; waiting clones the task's waker, and only waiting does.
+//! A bounded channel of capacity 1 to 4,096 keeps its values in a lock-free ring of slots
+//! allocated once, up front: a send that finds room and a receive that finds a value take no
+//! lock. A sender that finds the ring full queues with its value (in order behind what is
+//! buffered) until receivers make room; to save a wake-up per value, receivers move queued
+//! senders in once per batch of `capacity / 16` slots (at most 64), so with a capacity of 32 or
+//! more a blocked `send` may stay pending while fewer than a batch of slots are free, until the
+//! receivers reach the batch's end or empty the ring. The protocol is written down in
+//! `ring_chan.rs`. A rendezvous, an unbounded channel and a larger bounded one use two short
+//! locks instead (`chan.rs`); a larger bounded channel's buffer holds 4,096 values up front and
+//! grows on demand beyond. Sending allocates nothing; waiting clones the task's waker, and only
+//! waiting does.
 //!
 //! ```
 //! # use rt_core::test_support::block_on;
@@ -28,6 +36,9 @@
 
 mod chan;
 mod error;
+mod ring;
+mod ring_chan;
+mod shared;
 
 use std::fmt;
 use std::future::Future;
@@ -37,7 +48,8 @@ use std::task::{Context, Poll};
 use futures_core::Stream;
 use rt_core::sync::{Arc, Ordering};
 
-use self::chan::{Chan, SendState};
+use self::chan::SendState;
+use self::shared::Shared as Chan;
 use rt_core::wait_queue::Key;
 
 pub use self::error::{SendError, TryRecvError, TrySendError};
