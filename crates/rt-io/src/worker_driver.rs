@@ -101,13 +101,17 @@ impl WorkerDriver {
             shard_ref.cpu.store(current_cpu(), Ordering::Relaxed);
         }
         let turn = || match (&shard_ref.listen, timeout) {
-            (_, Some(Duration::ZERO)) | (None, _) => reactor::turn(handle, core, timeout),
-            (Some(listen), _) => {
+            (Some(listen), t) if t != Some(Duration::ZERO) && listen.take_armed() => {
                 // Wait where the shards this one was asked to hear can end the wait too
-                // (`listen.rs`), then take the own shard's events without waiting.
-                listen.wait(timeout);
-                reactor::turn(handle, core, Some(Duration::ZERO))
+                // (`listen.rs`), then take the own shard's events without waiting, unless
+                // only heard shards had some.
+                if listen.wait(timeout) {
+                    reactor::turn(handle, core, Some(Duration::ZERO))
+                } else {
+                    0
+                }
             }
+            _ => reactor::turn(handle, core, timeout),
         };
         match catch_unwind(AssertUnwindSafe(turn)) {
             Ok(events) => shard_ref.count_events(events),

@@ -266,13 +266,14 @@ impl WorkerContext {
             if rt_core::OBSERVE {
                 self.stamp().idle();
             }
-            if self.owns_shard && self.shard_has_sources() {
+            let polled = self.owns_shard && self.shard_has_sources();
+            if polled {
                 if let Some(task) = self.poll_driver_when_out_of_work() {
                     self.run_task(task);
                     continue;
                 }
             }
-            if let Some(task) = self.search() {
+            if let Some(task) = self.search(polled) {
                 self.run_task(task);
                 continue;
             }
@@ -339,8 +340,10 @@ impl WorkerContext {
         (x as usize) % n
     }
 
-    /// Steals from other workers and the injector, for a few rounds.
-    fn search(&self) -> Option<Notified<Handle>> {
+    /// Steals from other workers and the injector, for a few rounds. `polled`: the caller has
+    /// just polled this worker's shard and found nothing, so the first round does not poll it
+    /// again (an `epoll_wait` that finds nothing costs as much as a steal round).
+    fn search(&self, polled: bool) -> Option<Notified<Handle>> {
         let shared = self.shared();
         if !self.is_searching.get() {
             if shared.idle.transition_worker_to_searching() == ToSearching::TooManySearching {
@@ -371,13 +374,16 @@ impl WorkerContext {
             if shared.is_shutdown() {
                 return None;
             }
-            if round == 0 {
+            if round == 0 && !polled {
                 // Before spinning, look for IO and timers that are already due: under network
                 // load the next work is usually sitting in the reactor, and spinning would only
                 // delay it.
                 if let Some(t) = self.poll_driver_when_out_of_work() {
                     return Some(t);
                 }
+            }
+            if round + 1 == SPIN_ROUNDS {
+                break; // no look follows: a spin here would only delay the park
             }
             // Spin briefly: an unpark costs far more than a few rounds of looking.
             for _ in 0..(SPINS << round) {
