@@ -190,4 +190,61 @@ mod tests {
         assert!(workers.try_drive(0, Some(Duration::ZERO), &|| false));
         drop(ours);
     }
+
+    /// A listen wait that both the heard shard and the own shard end delivers the own shard's
+    /// event in the same turn: the own poll is skipped only when the wait's ready entries do
+    /// not include it (were it skipped here, the waker below would not run).
+    #[test]
+    fn a_wait_ended_by_both_shards_delivers_the_own_event() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        use std::sync::Arc;
+        use std::task::{Context, Wake, Waker};
+
+        struct Flag(AtomicBool);
+        impl Wake for Flag {
+            fn wake(self: Arc<Self>) {
+                self.0.store(true, Ordering::SeqCst);
+            }
+        }
+
+        let driver = Driver::start_on_workers(2).unwrap();
+        let handle = driver.handle();
+        let workers = driver.worker_driver().unwrap();
+        let register = |shard: usize| {
+            let (a, peer) = std::os::unix::net::UnixStream::pair().unwrap();
+            a.set_nonblocking(true).unwrap();
+            let io = std::thread::scope(|s| {
+                s.spawn(|| {
+                    workers.bind_thread(shard);
+                    let _g = handle.enter();
+                    crate::io::poll_evented::PollEvented::new(mio::net::UnixStream::from_std(a))
+                        .unwrap()
+                })
+                .join()
+                .unwrap()
+            });
+            (io, peer)
+        };
+        let (heard, mut heard_peer) = register(0);
+        let (own, mut own_peer) = register(1);
+        // Take the registrations' first (writable) events, and any wake-up, off both shards.
+        assert!(workers.try_drive(0, Some(Duration::ZERO), &|| false));
+        assert!(workers.try_drive(1, Some(Duration::ZERO), &|| false));
+        let flag = Arc::new(Flag(AtomicBool::new(false)));
+        let waker = Waker::from(flag.clone());
+        let mut buf = [0u8; 8];
+        assert!(own
+            .poll_read(&mut Context::from_waker(&waker), &mut buf)
+            .is_pending());
+        heard_peer.write_all(b"x").unwrap();
+        own_peer.write_all(b"y").unwrap();
+        workers.listen_to(1, 0);
+        // Both are ready before the wait, so it returns at once with both entries.
+        assert!(workers.try_drive(1, None, &|| false));
+        assert!(
+            flag.0.load(Ordering::SeqCst),
+            "the own shard's event was not delivered by the turn its wait ended"
+        );
+        drop((heard, own));
+    }
 }
