@@ -84,8 +84,9 @@ impl Listen {
         Ok(())
     }
 
-    /// Makes the next blocking wait in this listen epoll (or the current one) end when `other`
-    /// (shard `index`'s poll) has events, or at once if it has some now. One wait only.
+    /// Makes the next blocking wait in this listen epoll end when `other` (shard `index`'s poll)
+    /// has events, or at once if it has some now. One wait only. (A wait already under way in
+    /// the own poll alone, begun with nothing armed, is not ended by it: arm before the turn.)
     pub(crate) fn arm(&self, index: usize, other: RawFd) {
         let events = (libc::EPOLLIN | libc::EPOLLONESHOT) as u32;
         // Fails only if the descriptors are gone (the reactor is being dropped); the watch

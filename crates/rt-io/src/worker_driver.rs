@@ -123,10 +123,10 @@ impl WorkerDriver {
         true
     }
 
-    /// Makes the next blocking turn of `shard` (or the one under way) end when `other` has IO
-    /// events, or at once if it has some now; one turn only, so a scheduler arms it each time
-    /// it blocks while `other`'s owner is busy, and then polls `other` itself
-    /// (`listen.rs`). Nothing happens with a single shard or a reactor thread of its own.
+    /// Makes the next blocking turn of `shard` end when `other` has IO events, or at once if it
+    /// has some now; one turn only, so a scheduler arms it each time, before it blocks while
+    /// `other`'s owner is busy, and then polls `other` itself (`listen.rs`; a turn begun with
+    /// nothing armed waits in its own poll alone, and is not ended by a later arm). Nothing happens with a single shard or a reactor thread of its own.
     pub fn listen_to(&self, shard: usize, other: usize) {
         let shards = &self.handle.inner.shards;
         if let (Some(listen), true) = (&shards[shard].listen, shard != other) {

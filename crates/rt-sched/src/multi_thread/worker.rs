@@ -342,7 +342,7 @@ impl WorkerContext {
 
     /// Steals from other workers and the injector, for a few rounds. `polled`: the caller has
     /// just polled this worker's shard and found nothing, so the first round does not poll it
-    /// again (an `epoll_wait` that finds nothing costs as much as a steal round).
+    /// again (one steal attempt later, that `epoll_wait` would almost always find nothing).
     fn search(&self, polled: bool) -> Option<Notified<Handle>> {
         let shared = self.shared();
         if !self.is_searching.get() {
