@@ -248,7 +248,10 @@ impl WorkerContext {
         } else {
             return; // only the LIFO slot (stolen only by a take-over) holds new work: nobody to wake
         }
-        if !self.is_searching.get() {
+        // In our own parked turn we are still on the sleepers list, and a notify now would
+        // likely pick us (the last to park) instead of a sibling: `park_in_driver` notifies once
+        // the turn is over and we have left the list (tokio defers it the same way).
+        if !self.is_searching.get() && self.parked_turn.get() == 0 {
             self.shared().notify_parked();
         }
     }
@@ -525,6 +528,11 @@ impl WorkerContext {
         }
         // The events woke tasks onto this worker: leave the sleepers ourselves, not searching.
         if shared.idle.unpark_worker_by_id(self.index) == UnparkById::Unparked {
+            if !self.local.is_empty() {
+                // More than the LIFO slot's one task: the notify `push_local` held back
+                // during the turn, now that it cannot pick us.
+                shared.notify_parked();
+            }
             Drove::OwnWork
         } else {
             Drove::NotifiedMeanwhile
