@@ -13,7 +13,14 @@
 //!
 //! Run: `scripts/setup-bench.sh && cargo bench -p rt-benches --bench http`
 //! Knobs (environment): `HTTP_BENCH_SECS` (per run, default 5), `HTTP_BENCH_ROUNDS` (pairs,
-//! default 3), `HTTP_BENCH_CONNS` (default `50,256`), `HTTP_BENCH_CLIENT` (`wrk` or `inprocess`).
+//! default 3), `HTTP_BENCH_CONNS` (default `50,256`), `HTTP_BENCH_CLIENT` (`wrk` or `inprocess`),
+//! `HTTP_BENCH_METRICS` (set: print rt's per-worker metrics after each rt run).
+//!
+//! Server only, for profiling one side (`perf stat -e 'syscalls:sys_enter_*'`, `perf record`,
+//! `strace -c`) with the load generator outside the measured process:
+//! `HTTP_BENCH_SERVE=rt` (or `tokio`) serves on `HTTP_BENCH_ADDR` (default `127.0.0.1:18080`)
+//! until its standard input closes, e.g.
+//! `{ sleep 1; wrk -t2 -c50 -d3s --latency http://127.0.0.1:18080/; } | HTTP_BENCH_SERVE=rt <bench binary> --bench`.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -41,12 +48,16 @@ enum Server {
 }
 
 fn rt_server() -> (Server, SocketAddr) {
+    rt_server_on("127.0.0.1:0")
+}
+
+fn rt_server_on(bind: &str) -> (Server, SocketAddr) {
     let runtime = rt::Builder::new_multi_thread()
         .worker_threads(WORKERS)
         .build()
         .unwrap();
     let addr = runtime.block_on(async {
-        let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let listener = rt::net::TcpListener::bind(bind).await.unwrap();
         let addr = listener.local_addr().unwrap();
         rt::spawn(rt::compat::hyper::serve(listener, service_fn(hello)));
         addr
@@ -55,6 +66,10 @@ fn rt_server() -> (Server, SocketAddr) {
 }
 
 fn tokio_server() -> (Server, SocketAddr) {
+    tokio_server_on("127.0.0.1:0")
+}
+
+fn tokio_server_on(bind: &str) -> (Server, SocketAddr) {
     use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
     use hyper_util::server::conn::auto::Builder;
 
@@ -64,7 +79,7 @@ fn tokio_server() -> (Server, SocketAddr) {
         .build()
         .unwrap();
     let addr = runtime.block_on(async {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let listener = tokio::net::TcpListener::bind(bind).await.unwrap();
         let addr = listener.local_addr().unwrap();
         let mut builder = Builder::new(TokioExecutor::new());
         builder.http1().timer(TokioTimer::new());
@@ -225,7 +240,26 @@ fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
         .unwrap_or(default)
 }
 
+/// `HTTP_BENCH_SERVE=rt|tokio`: serve on `HTTP_BENCH_ADDR` until standard input closes.
+fn serve_only(which: &str) {
+    let bind = std::env::var("HTTP_BENCH_ADDR").unwrap_or_else(|_| "127.0.0.1:18080".into());
+    let (server, addr) = match which {
+        "rt" => rt_server_on(&bind),
+        "tokio" => tokio_server_on(&bind),
+        other => panic!("HTTP_BENCH_SERVE: `rt` or `tokio`, not `{other}`"),
+    };
+    eprintln!("serving ({which}) on http://{addr}/ until standard input closes");
+    std::io::copy(&mut std::io::stdin(), &mut std::io::sink()).unwrap();
+    if let (true, Server::Rt(runtime)) = (std::env::var_os("HTTP_BENCH_METRICS").is_some(), &server)
+    {
+        print_rt_metrics(runtime);
+    }
+}
+
 fn main() {
+    if let Ok(which) = std::env::var("HTTP_BENCH_SERVE") {
+        return serve_only(&which);
+    }
     let secs: u64 = env_or("HTTP_BENCH_SECS", 5);
     let rounds: usize = env_or("HTTP_BENCH_ROUNDS", 3);
     let conns: Vec<usize> = std::env::var("HTTP_BENCH_CONNS")

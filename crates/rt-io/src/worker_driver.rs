@@ -101,13 +101,17 @@ impl WorkerDriver {
             shard_ref.cpu.store(current_cpu(), Ordering::Relaxed);
         }
         let turn = || match (&shard_ref.listen, timeout) {
-            (_, Some(Duration::ZERO)) | (None, _) => reactor::turn(handle, core, timeout),
-            (Some(listen), _) => {
+            (Some(listen), t) if t != Some(Duration::ZERO) && listen.take_armed() => {
                 // Wait where the shards this one was asked to hear can end the wait too
-                // (`listen.rs`), then take the own shard's events without waiting.
-                listen.wait(timeout);
-                reactor::turn(handle, core, Some(Duration::ZERO))
+                // (`listen.rs`), then take the own shard's events without waiting, unless
+                // only heard shards had some.
+                if listen.wait(timeout) {
+                    reactor::turn(handle, core, Some(Duration::ZERO))
+                } else {
+                    0
+                }
             }
+            _ => reactor::turn(handle, core, timeout),
         };
         match catch_unwind(AssertUnwindSafe(turn)) {
             Ok(events) => shard_ref.count_events(events),
@@ -119,10 +123,10 @@ impl WorkerDriver {
         true
     }
 
-    /// Makes the next blocking turn of `shard` (or the one under way) end when `other` has IO
-    /// events, or at once if it has some now; one turn only, so a scheduler arms it each time
-    /// it blocks while `other`'s owner is busy, and then polls `other` itself
-    /// (`listen.rs`). Nothing happens with a single shard or a reactor thread of its own.
+    /// Makes the next blocking turn of `shard` end when `other` has IO events, or at once if it
+    /// has some now; one turn only, so a scheduler arms it each time, before it blocks while
+    /// `other`'s owner is busy, and then polls `other` itself (`listen.rs`; a turn begun with
+    /// nothing armed waits in its own poll alone, and is not ended by a later arm). Nothing happens with a single shard or a reactor thread of its own.
     pub fn listen_to(&self, shard: usize, other: usize) {
         let shards = &self.handle.inner.shards;
         if let (Some(listen), true) = (&shards[shard].listen, shard != other) {

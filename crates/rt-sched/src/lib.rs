@@ -95,8 +95,8 @@ pub trait IoDriver: Send + Sync + 'static {
         self.try_drive(shard, timeout, unless)
     }
 
-    /// Makes the next blocking `try_drive` of `shard` (or the one under way) end when `other`
-    /// has IO events, or at once if it has some now; one turn only. A worker arms it for the
+    /// Makes the next blocking `try_drive` of `shard` end when `other` has IO events, or at
+    /// once if it has some now; one turn only (call it before the turn). A worker arms it for the
     /// shards of busy workers before it blocks in its own, then polls them itself. The default
     /// does nothing (the worker's watch timeout still bounds how long such events wait).
     fn listen_to(&self, shard: usize, other: usize) {

@@ -249,7 +249,10 @@ impl WorkerContext {
         } else {
             return; // only the LIFO slot (stolen only by a take-over) holds new work: nobody to wake
         }
-        if !self.is_searching.get() {
+        // In our own parked turn we are still on the sleepers list, and a notify now would
+        // likely pick us (the last to park) instead of a sibling: `park_in_driver` notifies once
+        // the turn is over and we have left the list (tokio defers it the same way).
+        if !self.is_searching.get() && self.parked_turn.get() == 0 {
             self.shared().notify_parked();
         }
     }
@@ -278,13 +281,14 @@ impl WorkerContext {
             if rt_core::OBSERVE {
                 self.stamp().idle();
             }
-            if self.owns_shard && self.shard_has_sources() {
+            let polled = self.owns_shard && self.shard_has_sources();
+            if polled {
                 if let Some(task) = self.poll_driver_when_out_of_work() {
                     self.run_task::<WRAPPED>(task);
                     continue;
                 }
             }
-            if let Some(task) = self.search() {
+            if let Some(task) = self.search(polled) {
                 self.run_task::<WRAPPED>(task);
                 continue;
             }
@@ -355,8 +359,10 @@ impl WorkerContext {
         (x as usize) % n
     }
 
-    /// Steals from other workers and the injector, for a few rounds.
-    fn search(&self) -> Option<Notified<Handle>> {
+    /// Steals from other workers and the injector, for a few rounds. `polled`: the caller has
+    /// just polled this worker's shard and found nothing, so the first round does not poll it
+    /// again (one steal attempt later, that `epoll_wait` would almost always find nothing).
+    fn search(&self, polled: bool) -> Option<Notified<Handle>> {
         let shared = self.shared();
         if !self.is_searching.get() {
             if shared.idle.transition_worker_to_searching() == ToSearching::TooManySearching {
@@ -387,13 +393,16 @@ impl WorkerContext {
             if shared.is_shutdown() {
                 return None;
             }
-            if round == 0 {
+            if round == 0 && !polled {
                 // Before spinning, look for IO and timers that are already due: under network
                 // load the next work is usually sitting in the reactor, and spinning would only
                 // delay it.
                 if let Some(t) = self.poll_driver_when_out_of_work() {
                     return Some(t);
                 }
+            }
+            if round + 1 == SPIN_ROUNDS {
+                break; // no look follows: a spin here would only delay the park
             }
             // Spin briefly: an unpark costs far more than a few rounds of looking.
             for _ in 0..(SPINS << round) {
@@ -535,6 +544,11 @@ impl WorkerContext {
         }
         // The events woke tasks onto this worker: leave the sleepers ourselves, not searching.
         if shared.idle.unpark_worker_by_id(self.index) == UnparkById::Unparked {
+            if !self.local.is_empty() {
+                // More than the LIFO slot's one task: the notify `push_local` held back
+                // during the turn, now that it cannot pick us.
+                shared.notify_parked();
+            }
             Drove::OwnWork
         } else {
             Drove::NotifiedMeanwhile
