@@ -35,8 +35,12 @@ fn stuck(rt: &rt::Runtime, name: Option<&str>) -> (rt::task::JoinHandle<()>, mps
 
 #[test]
 fn stuck_tasks_show_running_on_their_worker() {
+    // No stall detection: a stuck poll that outlasts the threshold (a slow machine) would have
+    // a take-over substitute run the dumping task below, off any worker, and this test is about
+    // what the dump says of tasks on workers (stall take-over has its own tests).
     let rt = rt::Builder::new_multi_thread()
         .worker_threads(3)
+        .stall_threshold(None)
         .build()
         .unwrap();
     let (named, release_named) = stuck(&rt, Some("stuck"));
