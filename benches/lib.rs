@@ -323,3 +323,23 @@ pub mod ping_pong {
         });
     }
 }
+
+/// CPU time of the whole process so far, in ns (`CLOCK_PROCESS_CPUTIME_ID`): every thread's,
+/// so a CPU-time A/B is not blurred by other processes' load (`spawn_cpu`, `channel_cpu`).
+pub fn cpu_ns() -> u128 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `clock_gettime` writes the `timespec` we pass and nothing else.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u128 * 1_000_000_000 + ts.tv_nsec as u128
+}
+
+/// The environment variable `name` as a number, or `default` when unset or not a number.
+pub fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}

@@ -12,22 +12,7 @@
 //! Run: `cargo bench -p rt-benches --bench spawn_cpu` (`SPAWN_CPU_ITERS`, `SPAWN_CPU_WORKERS`,
 //! `SPAWN_CPU_WORKLOAD`).
 
-fn cpu_ns() -> u128 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `clock_gettime` writes the `timespec` we pass and nothing else.
-    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as u128 * 1_000_000_000 + ts.tv_nsec as u128
-}
-
-fn env(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
+use rt_benches::{cpu_ns, env_usize as env};
 
 fn main() {
     let iters = env("SPAWN_CPU_ITERS", 100);

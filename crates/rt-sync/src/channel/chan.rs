@@ -73,7 +73,8 @@ use std::task::{Context, Poll, Waker};
 use rt_core::coop;
 use rt_core::sync::{AtomicU64, AtomicUsize, Mutex, MutexGuard, Ordering};
 
-use super::error::{SendError, TryRecvError, TrySendError};
+use super::error::TryRecvError;
+use super::send::SendSide;
 use rt_core::wait_queue::{Key, WaitQueue};
 
 /// Upper bound on the ring's up-front allocation; a larger bounded ring grows on demand.
@@ -347,84 +348,6 @@ impl<T> Chan<T> {
         (Ok(Some((key, ticket))), wake)
     }
 
-    pub(super) fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
-        let (out, wake) = self.offer(value, None);
-        if let Some(w) = wake {
-            w.wake();
-        }
-        match out {
-            Ok(_) => Ok(()),
-            Err((value, true)) => Err(TrySendError::Closed(value)),
-            Err((value, false)) => Err(TrySendError::Full(value)),
-        }
-    }
-
-    /// Rules 1 and 2.
-    pub(super) fn poll_send(
-        &self,
-        cx: &mut Context<'_>,
-        st: &mut SendState<T>,
-    ) -> Poll<Result<(), SendError<T>>> {
-        let coop = std::task::ready!(coop::poll_proceed(cx));
-        let out = match std::mem::replace(st, SendState::Done) {
-            SendState::Done => panic!("send future polled after completion"),
-            // A receiver took the value (rule 3); no need for the lock.
-            SendState::Blocked(_, ticket) if self.is_served(ticket) => Poll::Ready(Ok(())),
-            SendState::Blocked(key, ticket) => {
-                let mut s = self.lock();
-                let closed = s.closed;
-                match s.blocked.get_mut(key) {
-                    // A receiver took the value (rule 3).
-                    None => Poll::Ready(Ok(())),
-                    Some(b) if !closed => {
-                        set_waker(&mut b.waker, cx);
-                        *st = SendState::Blocked(key, ticket);
-                        Poll::Pending
-                    }
-                    Some(_) => {
-                        let b = s.blocked.remove(key).expect("entry just seen");
-                        self.sync_counts(&s);
-                        Poll::Ready(Err(SendError(b.value)))
-                    }
-                }
-            }
-            SendState::Idle(value) => {
-                let (out, wake) = self.offer(value, Some(cx));
-                if let Some(w) = wake {
-                    w.wake();
-                }
-                match out {
-                    Ok(None) => Poll::Ready(Ok(())),
-                    Ok(Some((key, ticket))) => {
-                        *st = SendState::Blocked(key, ticket);
-                        Poll::Pending
-                    }
-                    Err((value, _)) => Poll::Ready(Err(SendError(value))),
-                }
-            }
-        };
-        if out.is_ready() {
-            coop.made_progress();
-        }
-        out
-    }
-
-    /// Whether a receiver has taken the blocked entry with this ticket (see the module docs).
-    fn is_served(&self, ticket: u64) -> bool {
-        self.served.load(Ordering::Acquire) > ticket
-    }
-
-    /// A send future dropped: a value still queued goes back with it (rule 2).
-    pub(super) fn cancel_send(&self, key: Key, ticket: u64) -> Option<T> {
-        if self.is_served(ticket) {
-            return None;
-        }
-        let mut s = self.lock();
-        let b = s.blocked.remove(key);
-        self.sync_counts(&s);
-        b.map(|b| b.value)
-    }
-
     /// Rule 3's refill: blocked values move into `buf` while there is room.
     fn refill(&self, s: &mut State<T>, head: &VecDeque<T>, wakes: &mut Wakes) {
         if s.closed {
@@ -591,5 +514,27 @@ impl<T> Chan<T> {
         drop(head);
         let buffered = std::mem::take(&mut self.lock().buf);
         drop(buffered);
+    }
+}
+
+impl<T> SendSide<T> for Chan<T> {
+    fn offer_waking(&self, value: T, cx: Option<&Context<'_>>) -> Offered<T> {
+        let (out, wake) = self.offer(value, cx);
+        if let Some(w) = wake {
+            w.wake();
+        }
+        out
+    }
+
+    fn served(&self) -> &AtomicU64 {
+        &self.served
+    }
+
+    fn with_blocked<R>(&self, f: impl FnOnce(&mut WaitQueue<Blocked<T>>, bool) -> R) -> R {
+        let mut s = self.lock();
+        let closed = s.closed;
+        let r = f(&mut s.blocked, closed);
+        self.sync_counts(&s);
+        r
     }
 }

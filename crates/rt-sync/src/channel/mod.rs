@@ -38,6 +38,7 @@ mod chan;
 mod error;
 mod ring;
 mod ring_chan;
+mod send;
 mod shared;
 
 use std::fmt;

@@ -47,9 +47,10 @@ use rt_core::coop;
 use rt_core::sync::{fence, AtomicU64, AtomicUsize, Mutex, MutexGuard, Ordering};
 use rt_core::wait_queue::{Key, WaitQueue};
 
-use super::chan::{set_waker, Blocked, Offered, SendState, Wakes};
-use super::error::{SendError, TryRecvError, TrySendError};
+use super::chan::{Blocked, Offered, Wakes};
+use super::error::TryRecvError;
 use super::ring::{PopError, PushError, Ring};
+use super::send::SendSide;
 
 /// A receiver that pops while senders are blocked refills once per this many slots, at most
 /// (rule 3's batch).
@@ -272,79 +273,6 @@ impl<T> RingChan<T> {
         Ok(Some((key, ticket)))
     }
 
-    pub(super) fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
-        let mut wakes = Wakes::default();
-        let out = self.offer(value, None, &mut wakes);
-        wakes.wake();
-        match out {
-            Ok(_) => Ok(()),
-            Err((value, true)) => Err(TrySendError::Closed(value)),
-            Err((value, false)) => Err(TrySendError::Full(value)),
-        }
-    }
-
-    /// Whether a refill has taken the blocked entry with this ticket (`chan.rs`'s module docs).
-    fn is_served(&self, ticket: u64) -> bool {
-        self.served.load(Ordering::Acquire) > ticket
-    }
-
-    pub(super) fn poll_send(
-        &self,
-        cx: &mut Context<'_>,
-        st: &mut SendState<T>,
-    ) -> Poll<Result<(), SendError<T>>> {
-        let coop = std::task::ready!(coop::poll_proceed(cx));
-        let out = match std::mem::replace(st, SendState::Done) {
-            SendState::Done => panic!("send future polled after completion"),
-            SendState::Blocked(_, ticket) if self.is_served(ticket) => Poll::Ready(Ok(())),
-            SendState::Blocked(key, ticket) => {
-                let mut s = self.lock();
-                let closed = s.closed;
-                match s.blocked.get_mut(key) {
-                    None => Poll::Ready(Ok(())),
-                    Some(b) if !closed => {
-                        set_waker(&mut b.waker, cx);
-                        *st = SendState::Blocked(key, ticket);
-                        Poll::Pending
-                    }
-                    Some(_) => {
-                        let b = s.blocked.remove(key).expect("entry just seen");
-                        self.sync_counts(&s);
-                        Poll::Ready(Err(SendError(b.value)))
-                    }
-                }
-            }
-            SendState::Idle(value) => {
-                let mut wakes = Wakes::default();
-                let out = self.offer(value, Some(cx), &mut wakes);
-                wakes.wake();
-                match out {
-                    Ok(None) => Poll::Ready(Ok(())),
-                    Ok(Some((key, ticket))) => {
-                        *st = SendState::Blocked(key, ticket);
-                        Poll::Pending
-                    }
-                    Err((value, _)) => Poll::Ready(Err(SendError(value))),
-                }
-            }
-        };
-        if out.is_ready() {
-            coop.made_progress();
-        }
-        out
-    }
-
-    /// A send future dropped: a value still queued goes back with it.
-    pub(super) fn cancel_send(&self, key: Key, ticket: u64) -> Option<T> {
-        if self.is_served(ticket) {
-            return None;
-        }
-        let mut s = self.lock();
-        let b = s.blocked.remove(key);
-        self.sync_counts(&s);
-        b.map(|b| b.value)
-    }
-
     pub(super) fn try_recv(&self) -> Result<T, TryRecvError> {
         let mut wakes = Wakes::default();
         let out = match self.ring.pop_indexed() {
@@ -460,5 +388,26 @@ impl<T> RingChan<T> {
     /// After the last `Receiver` closed the channel: drops what is buffered (rule 6).
     pub(super) fn drop_buffered(&self) {
         while self.ring.pop().is_ok() {}
+    }
+}
+
+impl<T> SendSide<T> for RingChan<T> {
+    fn offer_waking(&self, value: T, cx: Option<&Context<'_>>) -> Offered<T> {
+        let mut wakes = Wakes::default();
+        let out = self.offer(value, cx, &mut wakes);
+        wakes.wake();
+        out
+    }
+
+    fn served(&self) -> &AtomicU64 {
+        &self.served
+    }
+
+    fn with_blocked<R>(&self, f: impl FnOnce(&mut WaitQueue<Blocked<T>>, bool) -> R) -> R {
+        let mut s = self.lock();
+        let closed = s.closed;
+        let r = f(&mut s.blocked, closed);
+        self.sync_counts(&s);
+        r
     }
 }

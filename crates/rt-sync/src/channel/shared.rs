@@ -11,6 +11,7 @@ use rt_core::wait_queue::Key;
 use super::chan::{Chan, SendState};
 use super::error::{SendError, TryRecvError, TrySendError};
 use super::ring_chan::{RingChan, RING_MAX};
+use super::send::SendSide;
 
 #[derive(Debug)]
 enum Flavor<T> {
