@@ -281,7 +281,6 @@ impl CurrentThread {
                 let Some(task) = shared.queue.pop() else {
                     break;
                 };
-                shared.polls.fetch_add(1, unmodelled::Ordering::Relaxed);
                 if rt_core::OBSERVE {
                     shared.stamp.enter(task.id(), task.meta_word());
                 }
@@ -290,6 +289,12 @@ impl CurrentThread {
                     None => task.run(),
                 }
                 ran += 1;
+            }
+            if ran > 0 {
+                // One add per batch, not per poll: `polls` is a statistic, read by metrics only.
+                shared
+                    .polls
+                    .fetch_add(u64::from(ran), unmodelled::Ordering::Relaxed);
             }
             if rt_core::OBSERVE && ran > 0 {
                 // Not in a task's poll any more (next: the `block_on` future, IO, or a park).

@@ -36,7 +36,7 @@ pub use condvar::Condvar;
 #[cfg(feature = "time")]
 pub use condvar::WaitTimeoutResult;
 pub use mutex::{MappedMutexGuard, Mutex, MutexGuard, OwnedMutexGuard, TryLockError};
-pub use notify::{Notified, Notify};
+pub use notify::{Notified, Notify, OwnedNotified};
 pub use once_cell::{OnceCell, SetError};
 pub use rwlock::{
     OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock, RwLockReadGuard, RwLockWriteGuard,

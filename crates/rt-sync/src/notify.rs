@@ -2,6 +2,7 @@
 //!
 //! - [`Notify::notify_one`] wakes the longest-waiting [`Notified`] (FIFO), or, if none waits,
 //!   stores one permit that the next `notified().await` consumes at once.
+//! - [`Notify::notify_last`] does the same but wakes the most recent waiter (LIFO).
 //! - [`Notify::notify_waiters`] wakes every `Notified` that exists when it is called, even one
 //!   not yet polled, and stores nothing.
 //!
@@ -19,13 +20,21 @@
 //! to the next node instead of counting it.
 //!
 //! A `Notified` dropped after `notify_one` picked it, but before it returned `Ready`, passes the
-//! notification on to the next waiter (or stores the permit): `notify_one` is never lost.
+//! notification on to the next waiter (or stores the permit): `notify_one` is never lost. One
+//! picked by `notify_last` passes it on the same way, to the most recent waiter.
+//!
+//! [`Notify::notified_owned`] gives the same future for a `Notify` behind an `Arc`
+//! ([`OwnedNotified`], `'static`, for futures that must own what they wait on); both are one
+//! generic future inside, [`Waiting`].
 
 use crate::waiters::{List, Node, WakeList};
 use rt_core::coop;
+// A user-owned `Arc` receiver must be std's: see `rt_core::sync::StdArc`.
+use rt_core::sync::StdArc as Arc;
 use rt_core::sync::{AtomicUsize, Mutex, MutexGuard, Ordering, UnsafeCell};
 use std::fmt;
 use std::future::Future;
+use std::ops::Deref;
 use std::pin::Pin;
 use std::ptr::NonNull;
 use std::task::{ready, Context, Poll, Waker};
@@ -80,6 +89,8 @@ impl fmt::Debug for Waiter {
 enum Notification {
     /// By `notify_one`: passed on if the waiter is dropped before it returns `Ready`.
     One,
+    /// By `notify_last`: passed on likewise, to the most recent waiter.
+    Last,
     /// By `notify_one_waiter` (the `Condvar`'s): passed on likewise, but never stored as a permit.
     OneWaiter,
     /// By `notify_waiters`.
@@ -106,22 +117,40 @@ impl Notify {
     /// Cancel safe in tokio's sense: a `Notified` dropped after it was handed a `notify_one` permit passes that permit on to the next waiter, so no notification is lost.
     pub fn notified(&self) -> Notified<'_> {
         Notified {
-            notify: self,
-            node: Node::new(Waiter {
-                inner: UnsafeCell::new(WaiterState {
-                    waker: None,
-                    generation: 0,
-                    notified: None,
-                }),
-            }),
-            generation: self.generation.load(Ordering::SeqCst),
-            state: NotifiedState::Init,
+            inner: Waiting::new(self),
+        }
+    }
+
+    /// [`Notify::notified`] for a `Notify` behind an `Arc`: the future owns a clone of the `Arc`,
+    /// so it is `'static` and can be stored or moved into a task without a borrow. Same
+    /// semantics as `notified`, including when `notify_waiters` calls are seen.
+    ///
+    /// ```
+    /// # use rt_core::test_support::block_on;
+    /// use rt_sync::notify::Notify;
+    /// use std::sync::Arc;
+    ///
+    /// let notify = Arc::new(Notify::new());
+    /// let waiting = notify.clone().notified_owned();
+    /// notify.notify_waiters(); // reaches the future although it was not polled yet
+    /// block_on(waiting);
+    /// ```
+    pub fn notified_owned(self: Arc<Self>) -> OwnedNotified {
+        OwnedNotified {
+            inner: Waiting::new(self),
         }
     }
 
     /// Wakes the longest-waiting task, or stores a permit if none waits (at most one is stored).
     pub fn notify_one(&self) {
         self.notify_one_locked(self.lock(), Notification::One);
+    }
+
+    /// Wakes the most recent waiter (LIFO), or stores a permit if none waits (at most one is
+    /// stored). Useful where the newest waiter's data is hottest in cache, as in a pool of idle
+    /// workers.
+    pub fn notify_last(&self) {
+        self.notify_one_locked(self.lock(), Notification::Last);
     }
 
     /// Wakes the longest-waiting task if there is one; otherwise does nothing (what a condition
@@ -146,13 +175,20 @@ impl Notify {
         }
     }
 
-    /// Notifies the first non-stale waiter with `how`, waking stale ones on the way. With no
-    /// waiter left, `One` becomes the stored permit. Consumes the guard: wakes outside the lock.
+    /// Notifies the first non-stale waiter (the last one for `Last`) with `how`, waking stale ones
+    /// on the way. With no waiter left, `One` or `Last` becomes the stored permit. Consumes the
+    /// guard: wakes outside the lock.
     fn notify_one_locked<'a>(&'a self, mut state: MutexGuard<'a, State>, how: Notification) {
         let mut wakers = WakeList::new();
         loop {
             if self.drain_stale(&mut state, &mut wakers) {
-                match state.waiters.pop_front() {
+                // No stale node is left (they form a prefix), so the back is the newest waiter.
+                let picked = if how == Notification::Last {
+                    state.waiters.pop_back()
+                } else {
+                    state.waiters.pop_front()
+                };
+                match picked {
                     Some(node) => {
                         // SAFETY: just unlinked under the lock we hold (rule 3 of waiters.rs).
                         let waker = unsafe { notify_node(node, how) };
@@ -162,7 +198,7 @@ impl Notify {
                         }
                     }
                     None => {
-                        if how == Notification::One {
+                        if matches!(how, Notification::One | Notification::Last) {
                             state.permit = true;
                         }
                     }
@@ -254,7 +290,18 @@ unsafe fn with_state<R>(node: NonNull<Node<Waiter>>, f: impl FnOnce(&mut WaiterS
 /// Waits for a notification from a [`Notify`]; see [`Notify::notified`].
 #[must_use = "futures do nothing unless polled"]
 pub struct Notified<'a> {
-    notify: &'a Notify,
+    inner: Waiting<&'a Notify>,
+}
+
+/// Waits for a notification from a [`Notify`] behind an `Arc`; see [`Notify::notified_owned`].
+#[must_use = "futures do nothing unless polled"]
+pub struct OwnedNotified {
+    inner: Waiting<Arc<Notify>>,
+}
+
+/// The future behind [`Notified`] and [`OwnedNotified`], generic over how it holds its `Notify`.
+struct Waiting<N: Deref<Target = Notify>> {
+    notify: N,
     node: Node<Waiter>,
     /// `Notify::generation` when this future was created.
     generation: usize,
@@ -274,11 +321,59 @@ impl Notified<'_> {
     /// Registers this future as a waiter without waiting, so a `notify_one` from now on reaches it.
     /// Returns true if it is already notified (a stored permit was taken, or `notify_waiters` ran).
     pub fn enable(self: Pin<&mut Self>) -> bool {
+        // SAFETY: a structural projection; `inner` is never moved out of the pinned `self`.
+        unsafe { self.map_unchecked_mut(|n| &mut n.inner) }.enable()
+    }
+}
+
+impl OwnedNotified {
+    /// Registers this future as a waiter without waiting; see [`Notified::enable`].
+    pub fn enable(self: Pin<&mut Self>) -> bool {
+        // SAFETY: a structural projection; `inner` is never moved out of the pinned `self`.
+        unsafe { self.map_unchecked_mut(|n| &mut n.inner) }.enable()
+    }
+}
+
+impl Future for Notified<'_> {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        // SAFETY: a structural projection; `inner` is never moved out of the pinned `self`.
+        unsafe { self.map_unchecked_mut(|n| &mut n.inner) }.poll(cx)
+    }
+}
+
+impl Future for OwnedNotified {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        // SAFETY: a structural projection; `inner` is never moved out of the pinned `self`.
+        unsafe { self.map_unchecked_mut(|n| &mut n.inner) }.poll(cx)
+    }
+}
+
+impl<N: Deref<Target = Notify>> Waiting<N> {
+    fn new(notify: N) -> Waiting<N> {
+        let generation = notify.generation.load(Ordering::SeqCst);
+        Waiting {
+            notify,
+            node: Node::new(Waiter {
+                inner: UnsafeCell::new(WaiterState {
+                    waker: None,
+                    generation: 0,
+                    notified: None,
+                }),
+            }),
+            generation,
+            state: NotifiedState::Init,
+        }
+    }
+
+    fn enable(self: Pin<&mut Self>) -> bool {
         // SAFETY: nothing is moved out; the node stays where it was pinned.
         let this = unsafe { self.get_unchecked_mut() };
         this.register(None)
     }
-
     /// Moves `Init` to `Waiting` (or `Done`) and checks `Waiting` for a notification; with `cx`,
     /// leaves its waker in the node. Returns whether the future is notified.
     fn register(&mut self, cx: Option<&Context<'_>>) -> bool {
@@ -334,9 +429,7 @@ impl Notified<'_> {
     }
 }
 
-impl Future for Notified<'_> {
-    type Output = ();
-
+impl<N: Deref<Target = Notify>> Waiting<N> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let coop = ready!(coop::poll_proceed(cx));
         // SAFETY: nothing is moved out; the node stays where it was pinned.
@@ -350,7 +443,7 @@ impl Future for Notified<'_> {
     }
 }
 
-impl Drop for Notified<'_> {
+impl<N: Deref<Target = Notify>> Drop for Waiting<N> {
     fn drop(&mut self) {
         if self.state != NotifiedState::Waiting {
             return;
@@ -362,7 +455,7 @@ impl Drop for Notified<'_> {
         // SAFETY: as above.
         let notified = unsafe { with_state(node, |w| w.notified) };
         match notified {
-            Some(how @ (Notification::One | Notification::OneWaiter)) => {
+            Some(how @ (Notification::One | Notification::Last | Notification::OneWaiter)) => {
                 self.notify.notify_one_locked(state, how)
             }
             Some(Notification::All) | None => {}
@@ -373,7 +466,15 @@ impl Drop for Notified<'_> {
 impl fmt::Debug for Notified<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Notified")
-            .field("state", &self.state)
+            .field("state", &self.inner.state)
+            .finish()
+    }
+}
+
+impl fmt::Debug for OwnedNotified {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OwnedNotified")
+            .field("state", &self.inner.state)
             .finish()
     }
 }

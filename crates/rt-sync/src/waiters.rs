@@ -17,7 +17,7 @@
 //!    the node if it is still linked. So the node outlives its presence in the list.
 //! 3. **One lock.** Every access to a node's links, and to the parts of its value documented as
 //!    guarded, happens with the list borrowed, and the list lives inside the primitive's mutex. A
-//!    notifier that unlinks a node (`pop_front`) must finish with the node before releasing that
+//!    notifier that unlinks a node (`pop_front`, `pop_back`) must finish with the node before releasing that
 //!    lock, except through fields documented as published last (e.g. the semaphore's `needed`).
 //!
 //! `mem::forget` of a pinned future does not break rule 2: `Pin`'s drop guarantee says the memory
@@ -113,7 +113,7 @@ impl<T> List<T> {
     /// # Safety
     ///
     /// `node` points to a live, pinned node that is in no list, and it stays valid until it has been
-    /// unlinked again (by `pop_front` or `remove` on this list), per rules 1 and 2 of this module.
+    /// unlinked again (by `pop_front`, `pop_back` or `remove` on this list), per rules 1 and 2 of this module.
     pub(crate) unsafe fn push_back(&mut self, node: NonNull<Node<T>>) {
         let old_tail = self.tail;
         // SAFETY: `node` is live (contract); we hold the list, so we own its links (rule 3).
@@ -136,6 +136,14 @@ impl<T> List<T> {
     /// Unlinks and returns the first node. The caller may use it until it releases the list's lock.
     pub(crate) fn pop_front(&mut self) -> Option<NonNull<Node<T>>> {
         let node = self.head?;
+        // SAFETY: `node` is linked in this list, hence live (rule 2), and we hold the list (rule 3).
+        unsafe { self.unlink(node) };
+        Some(node)
+    }
+
+    /// Unlinks and returns the last node. The caller may use it until it releases the list's lock.
+    pub(crate) fn pop_back(&mut self) -> Option<NonNull<Node<T>>> {
+        let node = self.tail?;
         // SAFETY: `node` is linked in this list, hence live (rule 2), and we hold the list (rule 3).
         unsafe { self.unlink(node) };
         Some(node)
