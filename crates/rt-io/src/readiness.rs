@@ -43,6 +43,14 @@ impl Ready {
     pub const WRITE_CLOSED: Ready = Ready(1 << 3);
     /// The socket has a pending error.
     pub const ERROR: Ready = Ready(1 << 4);
+    /// Every bit.
+    pub const ALL: Ready = Ready(
+        Self::READABLE.0
+            | Self::WRITABLE.0
+            | Self::READ_CLOSED.0
+            | Self::WRITE_CLOSED.0
+            | Self::ERROR.0,
+    );
     /// Every closed bit: these are never cleared by a task.
     const ALL_CLOSED: Ready = Ready(Self::READ_CLOSED.0 | Self::WRITE_CLOSED.0);
 
@@ -94,6 +102,21 @@ impl ops::BitOr for Ready {
     }
 }
 
+impl ops::BitAnd for Ready {
+    type Output = Ready;
+    fn bitand(self, rhs: Ready) -> Ready {
+        Ready(self.0 & rhs.0)
+    }
+}
+
+impl ops::Sub for Ready {
+    type Output = Ready;
+    /// The bits of `self` that are not in `rhs`.
+    fn sub(self, rhs: Ready) -> Ready {
+        Ready(self.0 & !rhs.0)
+    }
+}
+
 impl ops::BitOrAssign for Ready {
     fn bitor_assign(&mut self, rhs: Ready) {
         self.0 |= rhs.0;
@@ -127,6 +150,13 @@ impl Interest {
         Interest(self.0 | other.0)
     }
 
+    /// `self` without the interests in `other`; `None` when nothing would be left (tokio's
+    /// `Interest::remove`).
+    pub fn remove(self, other: Interest) -> Option<Interest> {
+        let left = self.0 & !other.0;
+        (left != 0).then_some(Interest(left))
+    }
+
     /// Whether reading is of interest.
     pub const fn is_readable(self) -> bool {
         self.0 & Self::READABLE.0 != 0
@@ -155,6 +185,12 @@ impl ops::BitOr for Interest {
     type Output = Interest;
     fn bitor(self, rhs: Interest) -> Interest {
         self.add(rhs)
+    }
+}
+
+impl ops::BitOrAssign for Interest {
+    fn bitor_assign(&mut self, rhs: Interest) {
+        *self = self.add(rhs);
     }
 }
 

@@ -47,6 +47,16 @@ pub struct ReadyEvent {
     generation: u32,
 }
 
+impl ReadyEvent {
+    /// The same observation narrowed to `ready`'s bits: clearing it clears only those.
+    pub(crate) fn with_ready(self, ready: Ready) -> ReadyEvent {
+        ReadyEvent {
+            ready: self.ready & ready,
+            ..self
+        }
+    }
+}
+
 /// Which single-waker slot a `poll_*` caller uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Direction {

@@ -1,4 +1,5 @@
-//! [`AsyncFd`]: readiness for any file descriptor the caller does its own IO on.
+//! [`AsyncFd`]: readiness for any file descriptor the caller does its own IO on, with tokio's
+//! `tokio::io::unix::AsyncFd` API (the facade re-exports it as `rt::io::unix`).
 
 use std::fmt;
 use std::io;
@@ -48,13 +49,30 @@ impl<T: AsRawFd> AsyncFd<T> {
     /// Registers `inner` for `interest` with the current reactor.
     #[track_caller]
     pub fn with_interest(inner: T, interest: Interest) -> io::Result<AsyncFd<T>> {
+        AsyncFd::try_with_interest(inner, interest).map_err(io::Error::from)
+    }
+
+    /// [`AsyncFd::new`] that hands `inner` back when registering fails.
+    #[track_caller]
+    pub fn try_new(inner: T) -> Result<AsyncFd<T>, AsyncFdTryNewError<T>> {
+        AsyncFd::try_with_interest(inner, Interest::READABLE | Interest::WRITABLE)
+    }
+
+    /// [`AsyncFd::with_interest`] that hands `inner` back when registering fails.
+    #[track_caller]
+    pub fn try_with_interest(
+        inner: T,
+        interest: Interest,
+    ) -> Result<AsyncFd<T>, AsyncFdTryNewError<T>> {
         let handle = Handle::current();
         let fd = inner.as_raw_fd();
-        let registration = Registration::new(&mut SourceFd(&fd), fd, interest, handle)?;
-        Ok(AsyncFd {
-            inner: Some(inner),
-            registration,
-        })
+        match Registration::new(&mut SourceFd(&fd), fd, interest, handle) {
+            Ok(registration) => Ok(AsyncFd {
+                inner: Some(inner),
+                registration,
+            }),
+            Err(cause) => Err(AsyncFdTryNewError { inner, cause }),
+        }
     }
 
     /// The wrapped value.
@@ -110,6 +128,30 @@ impl<T: AsRawFd> AsyncFd<T> {
         self.poll_ready_in(cx, Direction::Write)
     }
 
+    /// [`AsyncFd::poll_read_ready`] with a guard that lends the value mutably.
+    pub fn poll_read_ready_mut<'a>(
+        &'a mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<io::Result<AsyncFdReadyMutGuard<'a, T>>> {
+        let event = ready!(self.registration.poll_ready(cx, Direction::Read))?;
+        Poll::Ready(Ok(AsyncFdReadyMutGuard {
+            fd: self,
+            event: Some(event),
+        }))
+    }
+
+    /// [`AsyncFd::poll_write_ready`] with a guard that lends the value mutably.
+    pub fn poll_write_ready_mut<'a>(
+        &'a mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<io::Result<AsyncFdReadyMutGuard<'a, T>>> {
+        let event = ready!(self.registration.poll_ready(cx, Direction::Write))?;
+        Poll::Ready(Ok(AsyncFdReadyMutGuard {
+            fd: self,
+            event: Some(event),
+        }))
+    }
+
     fn poll_ready_in<'a>(
         &'a self,
         cx: &mut Context<'_>,
@@ -132,6 +174,102 @@ impl<T: AsRawFd> AsyncFd<T> {
             fd: self,
             event: Some(event),
         })
+    }
+
+    /// [`AsyncFd::ready`] with a guard that lends the value mutably (for IO that needs
+    /// `&mut T`, such as `Read` on a `File`).
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
+    pub async fn ready_mut(
+        &mut self,
+        interest: Interest,
+    ) -> io::Result<AsyncFdReadyMutGuard<'_, T>> {
+        let event = self.registration.ready(interest).await?;
+        Ok(AsyncFdReadyMutGuard {
+            fd: self,
+            event: Some(event),
+        })
+    }
+
+    /// [`AsyncFd::readable`] with a guard that lends the value mutably.
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
+    pub async fn readable_mut(&mut self) -> io::Result<AsyncFdReadyMutGuard<'_, T>> {
+        self.ready_mut(Interest::READABLE).await
+    }
+
+    /// [`AsyncFd::writable`] with a guard that lends the value mutably.
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
+    pub async fn writable_mut(&mut self) -> io::Result<AsyncFdReadyMutGuard<'_, T>> {
+        self.ready_mut(Interest::WRITABLE).await
+    }
+
+    /// Waits for `interest`, runs `f`, and repeats while `f` returns `WouldBlock` (clearing the
+    /// readiness each time): the whole edge-triggered loop in one call.
+    ///
+    /// # Cancel safety
+    /// Cancel safe if `f` is: when cancelled, `f` is not running.
+    pub async fn async_io<R>(
+        &self,
+        interest: Interest,
+        mut f: impl FnMut(&T) -> io::Result<R>,
+    ) -> io::Result<R> {
+        let inner = self.get_ref();
+        self.registration.async_io(interest, || f(inner)).await
+    }
+
+    /// [`AsyncFd::async_io`] with the value lent mutably.
+    ///
+    /// # Cancel safety
+    /// As [`AsyncFd::async_io`].
+    pub async fn async_io_mut<R>(
+        &mut self,
+        interest: Interest,
+        mut f: impl FnMut(&mut T) -> io::Result<R>,
+    ) -> io::Result<R> {
+        let inner = self.inner.as_mut().expect("AsyncFd without its value");
+        self.registration.async_io(interest, || f(inner)).await
+    }
+}
+
+/// [`AsyncFd::try_new`] or [`AsyncFd::try_with_interest`] failed: the value, and why.
+pub struct AsyncFdTryNewError<T> {
+    inner: T,
+    cause: io::Error,
+}
+
+impl<T> AsyncFdTryNewError<T> {
+    /// The value that was to be registered, and the error registering it.
+    pub fn into_parts(self) -> (T, io::Error) {
+        (self.inner, self.cause)
+    }
+}
+
+impl<T> fmt::Display for AsyncFdTryNewError<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.cause, f)
+    }
+}
+
+impl<T> fmt::Debug for AsyncFdTryNewError<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.cause, f)
+    }
+}
+
+impl<T> std::error::Error for AsyncFdTryNewError<T> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.cause)
+    }
+}
+
+impl<T> From<AsyncFdTryNewError<T>> for io::Error {
+    fn from(e: AsyncFdTryNewError<T>) -> io::Error {
+        e.cause
     }
 }
 
@@ -191,6 +329,12 @@ impl<'a, T: AsRawFd> AsyncFdReadyGuard<'a, T> {
         }
     }
 
+    /// Forgets only the bits of `ready` (e.g. `Ready::READABLE` when a read blocked but a write
+    /// may still go through); the rest stays observed.
+    pub fn clear_ready_matching(&mut self, ready: Ready) {
+        clear_matching(&self.fd.registration, &mut self.event, ready);
+    }
+
     /// Keeps the readiness: the next wait completes at once.
     pub fn retain_ready(&mut self) {
         self.event = None;
@@ -224,6 +368,90 @@ impl<'a, T: AsRawFd> AsyncFdReadyGuard<'a, T> {
 impl<T: AsRawFd> fmt::Debug for AsyncFdReadyGuard<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AsyncFdReadyGuard")
+            .field("fd", &self.fd.as_raw_fd())
+            .field("ready", &self.ready())
+            .finish()
+    }
+}
+
+/// Clears the bits of `ready` observed in `event`, keeping the rest observed.
+fn clear_matching(registration: &Registration, event: &mut Option<ReadyEvent>, ready: Ready) {
+    if let Some(ev) = *event {
+        registration.clear_readiness(ev.with_ready(ready));
+        let left = ev.ready - ready;
+        *event = (!left.is_empty()).then(|| ev.with_ready(left));
+    }
+}
+
+/// Readiness observed by [`AsyncFd::readable_mut`] / [`AsyncFd::writable_mut`] /
+/// [`AsyncFd::ready_mut`]: [`AsyncFdReadyGuard`] with the value lent mutably.
+pub struct AsyncFdReadyMutGuard<'a, T: AsRawFd> {
+    fd: &'a mut AsyncFd<T>,
+    /// `None` once cleared or retained.
+    event: Option<ReadyEvent>,
+}
+
+impl<T: AsRawFd> AsyncFdReadyMutGuard<'_, T> {
+    /// The readiness that completed the wait (empty once cleared).
+    pub fn ready(&self) -> Ready {
+        self.event.map_or(Ready::EMPTY, |e| e.ready)
+    }
+
+    /// Forgets the readiness: the next wait waits for a new event. Call it after `WouldBlock`.
+    pub fn clear_ready(&mut self) {
+        if let Some(ev) = self.event.take() {
+            self.fd.registration.clear_readiness(ev);
+        }
+    }
+
+    /// Forgets only the bits of `ready`; see [`AsyncFdReadyGuard::clear_ready_matching`].
+    pub fn clear_ready_matching(&mut self, ready: Ready) {
+        clear_matching(&self.fd.registration, &mut self.event, ready);
+    }
+
+    /// Keeps the readiness: the next wait completes at once.
+    pub fn retain_ready(&mut self) {
+        self.event = None;
+    }
+
+    /// Runs `f`; if it returns `WouldBlock`, clears the readiness and returns `Err(TryIoError)`.
+    pub fn try_io<R>(
+        &mut self,
+        f: impl FnOnce(&mut AsyncFd<T>) -> io::Result<R>,
+    ) -> Result<io::Result<R>, TryIoError> {
+        match f(self.fd) {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                self.clear_ready();
+                Err(TryIoError(()))
+            }
+            r => Ok(r),
+        }
+    }
+
+    /// The `AsyncFd` this guard belongs to.
+    pub fn get_ref(&self) -> &AsyncFd<T> {
+        self.fd
+    }
+
+    /// The `AsyncFd` this guard belongs to, mutably.
+    pub fn get_mut(&mut self) -> &mut AsyncFd<T> {
+        self.fd
+    }
+
+    /// The wrapped value.
+    pub fn get_inner(&self) -> &T {
+        self.fd.get_ref()
+    }
+
+    /// The wrapped value, mutably.
+    pub fn get_inner_mut(&mut self) -> &mut T {
+        self.fd.get_mut()
+    }
+}
+
+impl<T: AsRawFd> fmt::Debug for AsyncFdReadyMutGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AsyncFdReadyMutGuard")
             .field("fd", &self.fd.as_raw_fd())
             .field("ready", &self.ready())
             .finish()

@@ -9,4 +9,6 @@ pub(crate) mod poll_evented;
 mod stream;
 
 pub use crate::readiness::{Interest, Ready};
-pub use async_fd::{AsyncFd, AsyncFdReadyGuard, TryIoError};
+pub use async_fd::{
+    AsyncFd, AsyncFdReadyGuard, AsyncFdReadyMutGuard, AsyncFdTryNewError, TryIoError,
+};

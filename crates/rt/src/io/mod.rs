@@ -45,6 +45,15 @@ pub use tokio::io::{
     ReadHalf, Repeat, Result, SeekFrom, Sink, Split, Take, WriteHalf,
 };
 
+/// tokio's `tokio::io::unix`: readiness for a file descriptor the caller does its own IO on
+/// (`use tokio::io::unix::AsyncFd` becomes `use rt::io::unix::AsyncFd`). The same types are also
+/// at `rt::io::AsyncFd`.
+pub mod unix {
+    pub use rt_io::io::{
+        AsyncFd, AsyncFdReadyGuard, AsyncFdReadyMutGuard, AsyncFdTryNewError, TryIoError,
+    };
+}
+
 /// The futures-io traits (what `rt::io::{AsyncRead, AsyncWrite}` were before they became
 /// tokio's), for code written against the `futures` family. Every rt stream implements both.
 pub mod futures {
