@@ -171,6 +171,22 @@ impl<T> Mutex<T> {
         Mutex::with_fairness_bound(value, bound)
     }
 
+    /// [`Mutex::new`] in a `const` context, e.g. for a `static`:
+    /// `static STATE: Mutex<Vec<u32>> = Mutex::const_new(Vec::new());`. Same fairness bound
+    /// ([`DEFAULT_FAIRNESS_BOUND`]). Not under loom (its primitives have no `const`
+    /// constructors), as in tokio.
+    #[cfg(not(loom))]
+    pub const fn const_new(value: T) -> Mutex<T> {
+        Mutex {
+            raw: RawMutex {
+                state: AtomicUsize::new(0),
+                waiters: ListLock::new(List::new()),
+                bound_ns: DEFAULT_FAIRNESS_BOUND.as_nanos() as u64,
+            },
+            c: UnsafeCell::new(value),
+        }
+    }
+
     /// Creates an unlocked mutex whose unlock hands the lock to the oldest waiter once it has
     /// waited `bound` (`None`: never, an unfair lock; `Some(Duration::ZERO)`: always, a strictly
     /// FIFO lock with no barging). [`Mutex::new`] uses [`DEFAULT_FAIRNESS_BOUND`]. tokio has no

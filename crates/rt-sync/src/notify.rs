@@ -109,6 +109,19 @@ impl Notify {
         }
     }
 
+    /// [`Notify::new`] in a `const` context, e.g. for a `static`:
+    /// `static READY: Notify = Notify::const_new();`. Not under loom.
+    #[cfg(not(loom))]
+    pub const fn const_new() -> Notify {
+        Notify {
+            generation: AtomicUsize::new(0),
+            state: Mutex::new(State {
+                permit: false,
+                waiters: List::new(),
+            }),
+        }
+    }
+
     /// A future that completes when this `Notify` notifies it. Calls to
     /// [`Notify::notify_waiters`] made after this returns are seen even before the first poll;
     /// `notify_one` is seen once the future is polled or [`Notified::enable`]d.

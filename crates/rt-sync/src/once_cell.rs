@@ -66,6 +66,28 @@ impl<T> OnceCell<T> {
         }
     }
 
+    /// [`OnceCell::new`] in a `const` context, e.g. for a `static`:
+    /// `static CLIENT: OnceCell<Client> = OnceCell::const_new();`. Not under loom.
+    #[cfg(not(loom))]
+    pub const fn const_new() -> OnceCell<T> {
+        OnceCell {
+            value_set: AtomicBool::new(false),
+            value: UnsafeCell::new(MaybeUninit::uninit()),
+            semaphore: Semaphore::const_new(1),
+        }
+    }
+
+    /// A cell that already holds `value`, in a `const` context. Not under loom.
+    #[cfg(not(loom))]
+    pub const fn const_new_with(value: T) -> OnceCell<T> {
+        OnceCell {
+            value_set: AtomicBool::new(true),
+            value: UnsafeCell::new(MaybeUninit::new(value)),
+            // What `publish` leaves: closed, its one permit forgotten.
+            semaphore: Semaphore::const_closed(),
+        }
+    }
+
     /// A cell holding `value` if it is `Some`.
     pub fn new_with(value: Option<T>) -> OnceCell<T> {
         let cell = OnceCell::new();

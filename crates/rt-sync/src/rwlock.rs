@@ -52,6 +52,16 @@ impl<T> RwLock<T> {
         }
     }
 
+    /// [`RwLock::new`] in a `const` context, e.g. for a `static`:
+    /// `static CONFIG: RwLock<Option<String>> = RwLock::const_new(None);`. Not under loom.
+    #[cfg(not(loom))]
+    pub const fn const_new(value: T) -> RwLock<T> {
+        RwLock {
+            s: Semaphore::const_new(MAX_READS as usize),
+            c: UnsafeCell::new(value),
+        }
+    }
+
     /// Waits for shared access, behind any writer queued earlier.
     ///
     /// # Cancel safety

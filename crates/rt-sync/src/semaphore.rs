@@ -149,6 +149,34 @@ impl Semaphore {
         }
     }
 
+    /// [`Semaphore::new`] in a `const` context, e.g. for a `static`:
+    /// `static LIMIT: Semaphore = Semaphore::const_new(4);`. Not under loom (its primitives have
+    /// no `const` constructors), as in tokio.
+    ///
+    /// # Panics
+    ///
+    /// If `permits` exceeds [`Semaphore::MAX_PERMITS`] (at compile time in a `const`/`static`).
+    #[cfg(not(loom))]
+    pub const fn const_new(permits: usize) -> Semaphore {
+        assert!(
+            permits <= Semaphore::MAX_PERMITS,
+            "a semaphore holds at most Semaphore::MAX_PERMITS permits"
+        );
+        Semaphore {
+            state: AtomicUsize::new(permits << SHIFT),
+            waiters: Mutex::new(List::new()),
+        }
+    }
+
+    /// A closed semaphore with no permits, in a `const` context (a `OnceCell` born full).
+    #[cfg(not(loom))]
+    pub(crate) const fn const_closed() -> Semaphore {
+        Semaphore {
+            state: AtomicUsize::new(CLOSED),
+            waiters: Mutex::new(List::new()),
+        }
+    }
+
     /// Permits available right now.
     pub fn available_permits(&self) -> usize {
         self.state.load(Ordering::Acquire) >> SHIFT
