@@ -9,7 +9,10 @@ pub use crate::mutex::TryLockError;
 use crate::semaphore::Semaphore;
 use rt_core::sync::UnsafeCell;
 use std::fmt;
+use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
 use std::ops::{Deref, DerefMut};
+use std::ptr;
 // A user-owned `Arc` receiver must be std's: see `rt_core::sync::StdArc`.
 use rt_core::sync::StdArc as Arc;
 
@@ -34,6 +37,8 @@ pub const MAX_READS: u32 = u32::MAX >> 3;
 /// ```
 pub struct RwLock<T> {
     s: Semaphore,
+    /// Permits a writer takes: the most readers at once.
+    max_reads: u32,
     c: UnsafeCell<T>,
 }
 
@@ -46,8 +51,22 @@ unsafe impl<T: Send + Sync> Sync for RwLock<T> {}
 impl<T> RwLock<T> {
     /// Creates an unlocked lock holding `value`.
     pub fn new(value: T) -> RwLock<T> {
+        RwLock::with_max_readers(value, MAX_READS)
+    }
+
+    /// Creates an unlocked lock that lets at most `max_reads` readers in at once.
+    ///
+    /// # Panics
+    ///
+    /// If `max_reads` is 0 or above [`MAX_READS`].
+    pub fn with_max_readers(value: T, max_reads: u32) -> RwLock<T> {
+        assert!(
+            max_reads > 0 && max_reads <= MAX_READS,
+            "an RwLock allows 1 to {MAX_READS} readers, not {max_reads}"
+        );
         RwLock {
-            s: Semaphore::new(MAX_READS as usize),
+            s: Semaphore::new(max_reads as usize),
+            max_reads,
             c: UnsafeCell::new(value),
         }
     }
@@ -58,6 +77,7 @@ impl<T> RwLock<T> {
     pub const fn const_new(value: T) -> RwLock<T> {
         RwLock {
             s: Semaphore::const_new(MAX_READS as usize),
+            max_reads: MAX_READS,
             c: UnsafeCell::new(value),
         }
     }
@@ -68,7 +88,7 @@ impl<T> RwLock<T> {
     /// Cancel safe: dropping the future before it completes loses nothing; the waiter leaves the queue (it loses its place in the fair order).
     pub async fn read(&self) -> RwLockReadGuard<'_, T> {
         self.acquire(1).await;
-        RwLockReadGuard { lock: self }
+        RwLockReadGuard::new(&self.s, self.data())
     }
 
     /// Waits for exclusive access, FIFO with other readers and writers.
@@ -76,8 +96,8 @@ impl<T> RwLock<T> {
     /// # Cancel safety
     /// Cancel safe: dropping the future before it completes loses nothing; the waiter leaves the queue (it loses its place in the fair order).
     pub async fn write(&self) -> RwLockWriteGuard<'_, T> {
-        self.acquire(MAX_READS).await;
-        RwLockWriteGuard { lock: self }
+        self.acquire(self.max_reads).await;
+        RwLockWriteGuard::new(&self.s, self.data(), self.max_reads)
     }
 
     /// [`RwLock::read`] for synchronous code: parks this thread until shared access is
@@ -105,13 +125,25 @@ impl<T> RwLock<T> {
     /// Takes shared access if no writer holds or awaits the lock.
     pub fn try_read(&self) -> Result<RwLockReadGuard<'_, T>, TryLockError> {
         self.try_acquire(1)?;
-        Ok(RwLockReadGuard { lock: self })
+        Ok(RwLockReadGuard::new(&self.s, self.data()))
     }
 
     /// Takes exclusive access if the lock is free and no one waits.
     pub fn try_write(&self) -> Result<RwLockWriteGuard<'_, T>, TryLockError> {
-        self.try_acquire(MAX_READS)?;
-        Ok(RwLockWriteGuard { lock: self })
+        self.try_acquire(self.max_reads)?;
+        Ok(RwLockWriteGuard::new(&self.s, self.data(), self.max_reads))
+    }
+
+    /// [`RwLock::try_read`] for a lock behind an `Arc`: the guard owns a clone.
+    pub fn try_read_owned(self: Arc<Self>) -> Result<OwnedRwLockReadGuard<T>, TryLockError> {
+        self.try_acquire(1)?;
+        Ok(OwnedRwLockReadGuard::new(self))
+    }
+
+    /// [`RwLock::try_write`] for a lock behind an `Arc`: the guard owns a clone.
+    pub fn try_write_owned(self: Arc<Self>) -> Result<OwnedRwLockWriteGuard<T>, TryLockError> {
+        self.try_acquire(self.max_reads)?;
+        Ok(OwnedRwLockWriteGuard::new(self))
     }
 
     /// [`RwLock::read`] for a lock behind an `Arc`: the guard owns a clone.
@@ -120,7 +152,7 @@ impl<T> RwLock<T> {
     /// Cancel safe: dropping the future before it completes loses nothing; the waiter leaves the queue.
     pub async fn read_owned(self: Arc<Self>) -> OwnedRwLockReadGuard<T> {
         self.acquire(1).await;
-        OwnedRwLockReadGuard { lock: self }
+        OwnedRwLockReadGuard::new(self)
     }
 
     /// [`RwLock::write`] for a lock behind an `Arc`: the guard owns a clone.
@@ -128,8 +160,8 @@ impl<T> RwLock<T> {
     /// # Cancel safety
     /// Cancel safe: dropping the future before it completes loses nothing; the waiter leaves the queue.
     pub async fn write_owned(self: Arc<Self>) -> OwnedRwLockWriteGuard<T> {
-        self.acquire(MAX_READS).await;
-        OwnedRwLockWriteGuard { lock: self }
+        self.acquire(self.max_reads).await;
+        OwnedRwLockWriteGuard::new(self)
     }
 
     /// The data, through `&mut self`: no locking needed.
@@ -176,31 +208,434 @@ impl<T: fmt::Debug> fmt::Debug for RwLock<T> {
     }
 }
 
-macro_rules! guard {
-    ($(#[$doc:meta])* $name:ident [$($gen:tt)*], $lock:ty, $permits:expr) => {
-        $(#[$doc])*
-        #[must_use = "dropping the guard releases the lock at once"]
-        pub struct $name<$($gen)*> {
-            lock: $lock,
-        }
+/// Shared access to an [`RwLock`] (or to part of its data, after [`RwLockReadGuard::map`]);
+/// released on drop.
+#[must_use = "dropping the guard releases the lock at once"]
+pub struct RwLockReadGuard<'a, T: ?Sized> {
+    s: &'a Semaphore,
+    /// Valid for reads while the guard holds its one permit.
+    data: *const T,
+    _marker: PhantomData<&'a T>,
+}
 
-        impl<$($gen)*> Deref for $name<$($gen)*> {
-            type Target = T;
-            fn deref(&self) -> &T {
-                // SAFETY: the guard holds read or write permits: no `&mut T` exists elsewhere.
-                unsafe { &*self.lock.data() }
+// SAFETY: the guard only gives `&T`: sending or sharing it shares `T` (`T: Sync`); the permit it
+// releases on drop may be released from any thread.
+unsafe impl<T: ?Sized + Sync> Send for RwLockReadGuard<'_, T> {}
+// SAFETY: as above.
+unsafe impl<T: ?Sized + Sync> Sync for RwLockReadGuard<'_, T> {}
+
+impl<'a, T: ?Sized> RwLockReadGuard<'a, T> {
+    fn new(s: &'a Semaphore, data: *const T) -> Self {
+        RwLockReadGuard {
+            s,
+            data,
+            _marker: PhantomData,
+        }
+    }
+
+    /// Narrows the guard to a part of the data (tokio's `RwLockReadGuard::map`); the lock stays
+    /// held for reading until the new guard drops.
+    pub fn map<U: ?Sized>(this: Self, f: impl FnOnce(&T) -> &U) -> RwLockReadGuard<'a, U> {
+        let data: *const U = f(&*this);
+        let this = ManuallyDrop::new(this);
+        RwLockReadGuard::new(this.s, data)
+    }
+
+    /// [`RwLockReadGuard::map`] that may fail: `Err` gives the guard back unchanged.
+    pub fn try_map<U: ?Sized>(
+        this: Self,
+        f: impl FnOnce(&T) -> Option<&U>,
+    ) -> Result<RwLockReadGuard<'a, U>, Self> {
+        let Some(data) = f(&*this).map(|u| u as *const U) else {
+            return Err(this);
+        };
+        let this = ManuallyDrop::new(this);
+        Ok(RwLockReadGuard::new(this.s, data))
+    }
+}
+
+/// Exclusive access to an [`RwLock`]; released on drop. [`RwLockWriteGuard::downgrade`] turns it
+/// into a read guard without letting a writer in between.
+#[must_use = "dropping the guard releases the lock at once"]
+pub struct RwLockWriteGuard<'a, T: ?Sized> {
+    s: &'a Semaphore,
+    /// Valid for reads and writes while the guard holds `permits`.
+    data: *mut T,
+    /// Every permit of the lock (its `max_reads`).
+    permits: u32,
+    _marker: PhantomData<&'a mut T>,
+}
+
+/// Exclusive access to part of an [`RwLock`]'s data ([`RwLockWriteGuard::map`]); released on
+/// drop. Unlike a write guard it cannot be downgraded (the rest of the data is out of reach).
+#[must_use = "dropping the guard releases the lock at once"]
+pub struct RwLockMappedWriteGuard<'a, T: ?Sized> {
+    s: &'a Semaphore,
+    /// Valid for reads and writes while the guard holds `permits`.
+    data: *mut T,
+    permits: u32,
+    _marker: PhantomData<&'a mut T>,
+}
+
+// SAFETY: the guard gives `&mut T` on whichever thread holds it (`T: Send`) and `&T` to those it
+// is shared with (`T: Sync`).
+unsafe impl<T: ?Sized + Send + Sync> Send for RwLockWriteGuard<'_, T> {}
+// SAFETY: as above.
+unsafe impl<T: ?Sized + Send + Sync> Sync for RwLockWriteGuard<'_, T> {}
+// SAFETY: as for `RwLockWriteGuard`.
+unsafe impl<T: ?Sized + Send + Sync> Send for RwLockMappedWriteGuard<'_, T> {}
+// SAFETY: as for `RwLockWriteGuard`.
+unsafe impl<T: ?Sized + Send + Sync> Sync for RwLockMappedWriteGuard<'_, T> {}
+
+impl<'a, T: ?Sized> RwLockWriteGuard<'a, T> {
+    fn new(s: &'a Semaphore, data: *mut T, permits: u32) -> Self {
+        RwLockWriteGuard {
+            s,
+            data,
+            permits,
+            _marker: PhantomData,
+        }
+    }
+
+    /// Narrows the guard to a part of the data, still held for writing.
+    pub fn map<U: ?Sized>(
+        mut this: Self,
+        f: impl FnOnce(&mut T) -> &mut U,
+    ) -> RwLockMappedWriteGuard<'a, U> {
+        let data: *mut U = f(&mut *this);
+        let this = ManuallyDrop::new(this);
+        RwLockMappedWriteGuard::new(this.s, data, this.permits)
+    }
+
+    /// [`RwLockWriteGuard::map`] that may fail: `Err` gives the guard back unchanged.
+    pub fn try_map<U: ?Sized>(
+        mut this: Self,
+        f: impl FnOnce(&mut T) -> Option<&mut U>,
+    ) -> Result<RwLockMappedWriteGuard<'a, U>, Self> {
+        let Some(data) = f(&mut *this).map(|u| u as *mut U) else {
+            return Err(this);
+        };
+        let this = ManuallyDrop::new(this);
+        Ok(RwLockMappedWriteGuard::new(this.s, data, this.permits))
+    }
+
+    /// The same guard as a mapped one (a type some code wants).
+    pub fn into_mapped(this: Self) -> RwLockMappedWriteGuard<'a, T> {
+        RwLockWriteGuard::map(this, |t| t)
+    }
+
+    /// Keeps read access and gives up write access at once: readers queued behind the writer
+    /// get in, and no other writer can take the lock in between.
+    pub fn downgrade(self) -> RwLockReadGuard<'a, T> {
+        let this = ManuallyDrop::new(self);
+        // Keep one permit (the read guard's), release the rest.
+        this.s.release(this.permits as usize - 1);
+        RwLockReadGuard::new(this.s, this.data)
+    }
+
+    /// [`RwLockWriteGuard::downgrade`] to a part of the data.
+    pub fn downgrade_map<U: ?Sized>(
+        this: Self,
+        f: impl FnOnce(&T) -> &U,
+    ) -> RwLockReadGuard<'a, U> {
+        let data: *const U = f(&*this);
+        let read = this.downgrade();
+        let read = ManuallyDrop::new(read);
+        RwLockReadGuard::new(read.s, data)
+    }
+
+    /// [`RwLockWriteGuard::downgrade_map`] that may fail: `Err` gives the write guard back.
+    pub fn try_downgrade_map<U: ?Sized>(
+        this: Self,
+        f: impl FnOnce(&T) -> Option<&U>,
+    ) -> Result<RwLockReadGuard<'a, U>, Self> {
+        let Some(data) = f(&*this).map(|u| u as *const U) else {
+            return Err(this);
+        };
+        let read = ManuallyDrop::new(this.downgrade());
+        Ok(RwLockReadGuard::new(read.s, data))
+    }
+}
+
+impl<'a, T: ?Sized> RwLockMappedWriteGuard<'a, T> {
+    fn new(s: &'a Semaphore, data: *mut T, permits: u32) -> Self {
+        RwLockMappedWriteGuard {
+            s,
+            data,
+            permits,
+            _marker: PhantomData,
+        }
+    }
+
+    /// Narrows the guard further.
+    pub fn map<U: ?Sized>(
+        mut this: Self,
+        f: impl FnOnce(&mut T) -> &mut U,
+    ) -> RwLockMappedWriteGuard<'a, U> {
+        let data: *mut U = f(&mut *this);
+        let this = ManuallyDrop::new(this);
+        RwLockMappedWriteGuard::new(this.s, data, this.permits)
+    }
+
+    /// [`RwLockMappedWriteGuard::map`] that may fail: `Err` gives the guard back unchanged.
+    pub fn try_map<U: ?Sized>(
+        mut this: Self,
+        f: impl FnOnce(&mut T) -> Option<&mut U>,
+    ) -> Result<RwLockMappedWriteGuard<'a, U>, Self> {
+        let Some(data) = f(&mut *this).map(|u| u as *mut U) else {
+            return Err(this);
+        };
+        let this = ManuallyDrop::new(this);
+        Ok(RwLockMappedWriteGuard::new(this.s, data, this.permits))
+    }
+}
+
+/// Shared access to an [`RwLock`] behind an `Arc` (to its data `T`, or to a part `U` of it after
+/// [`OwnedRwLockReadGuard::map`]); released on drop.
+#[must_use = "dropping the guard releases the lock at once"]
+pub struct OwnedRwLockReadGuard<T, U: ?Sized = T> {
+    lock: Arc<RwLock<T>>,
+    /// Valid for reads while the guard holds its one permit.
+    data: *const U,
+    _marker: PhantomData<U>,
+}
+
+// SAFETY: the guard owns an `Arc<RwLock<T>>` (sendable when `T: Send + Sync`) and gives `&U`.
+unsafe impl<T: Send + Sync, U: ?Sized + Sync> Send for OwnedRwLockReadGuard<T, U> {}
+// SAFETY: as above.
+unsafe impl<T: Send + Sync, U: ?Sized + Sync> Sync for OwnedRwLockReadGuard<T, U> {}
+
+impl<T> OwnedRwLockReadGuard<T> {
+    fn new(lock: Arc<RwLock<T>>) -> Self {
+        let data = lock.data();
+        OwnedRwLockReadGuard {
+            lock,
+            data,
+            _marker: PhantomData,
+        }
+    }
+}
+
+impl<T, U: ?Sized> OwnedRwLockReadGuard<T, U> {
+    /// Moves the `Arc` out without releasing the permit.
+    fn into_lock(this: Self) -> Arc<RwLock<T>> {
+        let this = ManuallyDrop::new(this);
+        // SAFETY: `this` is never used or dropped again, so the `Arc` is moved out exactly once.
+        unsafe { ptr::read(&this.lock) }
+    }
+
+    /// Narrows the guard to a part of the data; the lock stays held for reading.
+    pub fn map<V: ?Sized>(this: Self, f: impl FnOnce(&U) -> &V) -> OwnedRwLockReadGuard<T, V> {
+        let data: *const V = f(&*this);
+        OwnedRwLockReadGuard {
+            lock: OwnedRwLockReadGuard::into_lock(this),
+            data,
+            _marker: PhantomData,
+        }
+    }
+
+    /// [`OwnedRwLockReadGuard::map`] that may fail: `Err` gives the guard back unchanged.
+    pub fn try_map<V: ?Sized>(
+        this: Self,
+        f: impl FnOnce(&U) -> Option<&V>,
+    ) -> Result<OwnedRwLockReadGuard<T, V>, Self> {
+        let Some(data) = f(&*this).map(|v| v as *const V) else {
+            return Err(this);
+        };
+        Ok(OwnedRwLockReadGuard {
+            lock: OwnedRwLockReadGuard::into_lock(this),
+            data,
+            _marker: PhantomData,
+        })
+    }
+
+    /// The lock this guard holds.
+    pub fn rwlock(this: &Self) -> &Arc<RwLock<T>> {
+        &this.lock
+    }
+}
+
+/// Exclusive access to an [`RwLock`] behind an `Arc`; released on drop.
+#[must_use = "dropping the guard releases the lock at once"]
+pub struct OwnedRwLockWriteGuard<T> {
+    lock: Arc<RwLock<T>>,
+    /// Valid for reads and writes while the guard holds every permit.
+    data: *mut T,
+}
+
+/// Exclusive access to part `U` of the data of an [`RwLock`] behind an `Arc`
+/// ([`OwnedRwLockWriteGuard::map`]); released on drop.
+#[must_use = "dropping the guard releases the lock at once"]
+pub struct OwnedRwLockMappedWriteGuard<T, U: ?Sized = T> {
+    lock: Arc<RwLock<T>>,
+    /// Valid for reads and writes while the guard holds every permit.
+    data: *mut U,
+    _marker: PhantomData<U>,
+}
+
+// SAFETY: the guard owns an `Arc<RwLock<T>>` and gives `&mut T` on whichever thread holds it.
+unsafe impl<T: Send + Sync> Send for OwnedRwLockWriteGuard<T> {}
+// SAFETY: as above; sharing it shares `&T`.
+unsafe impl<T: Send + Sync> Sync for OwnedRwLockWriteGuard<T> {}
+// SAFETY: as for `OwnedRwLockWriteGuard`, for the part `U`.
+unsafe impl<T: Send + Sync, U: ?Sized + Send + Sync> Send for OwnedRwLockMappedWriteGuard<T, U> {}
+// SAFETY: as above.
+unsafe impl<T: Send + Sync, U: ?Sized + Send + Sync> Sync for OwnedRwLockMappedWriteGuard<T, U> {}
+
+impl<T> OwnedRwLockWriteGuard<T> {
+    fn new(lock: Arc<RwLock<T>>) -> Self {
+        let data = lock.data();
+        OwnedRwLockWriteGuard { lock, data }
+    }
+
+    /// Moves the `Arc` out without releasing the permits.
+    fn into_lock(this: Self) -> Arc<RwLock<T>> {
+        let this = ManuallyDrop::new(this);
+        // SAFETY: `this` is never used or dropped again, so the `Arc` is moved out exactly once.
+        unsafe { ptr::read(&this.lock) }
+    }
+
+    /// Narrows the guard to a part of the data, still held for writing.
+    pub fn map<U: ?Sized>(
+        mut this: Self,
+        f: impl FnOnce(&mut T) -> &mut U,
+    ) -> OwnedRwLockMappedWriteGuard<T, U> {
+        let data: *mut U = f(&mut *this);
+        OwnedRwLockMappedWriteGuard {
+            lock: OwnedRwLockWriteGuard::into_lock(this),
+            data,
+            _marker: PhantomData,
+        }
+    }
+
+    /// [`OwnedRwLockWriteGuard::map`] that may fail: `Err` gives the guard back unchanged.
+    pub fn try_map<U: ?Sized>(
+        mut this: Self,
+        f: impl FnOnce(&mut T) -> Option<&mut U>,
+    ) -> Result<OwnedRwLockMappedWriteGuard<T, U>, Self> {
+        let Some(data) = f(&mut *this).map(|u| u as *mut U) else {
+            return Err(this);
+        };
+        Ok(OwnedRwLockMappedWriteGuard {
+            lock: OwnedRwLockWriteGuard::into_lock(this),
+            data,
+            _marker: PhantomData,
+        })
+    }
+
+    /// The same guard as a mapped one.
+    pub fn into_mapped(this: Self) -> OwnedRwLockMappedWriteGuard<T> {
+        OwnedRwLockWriteGuard::map(this, |t| t)
+    }
+
+    /// Keeps read access and gives up write access at once; see [`RwLockWriteGuard::downgrade`].
+    pub fn downgrade(self) -> OwnedRwLockReadGuard<T> {
+        let lock = OwnedRwLockWriteGuard::into_lock(self);
+        lock.s.release(lock.max_reads as usize - 1);
+        OwnedRwLockReadGuard::new(lock)
+    }
+
+    /// [`OwnedRwLockWriteGuard::downgrade`] to a part of the data.
+    pub fn downgrade_map<U: ?Sized>(
+        this: Self,
+        f: impl FnOnce(&T) -> &U,
+    ) -> OwnedRwLockReadGuard<T, U> {
+        let data: *const U = f(&*this);
+        let read = this.downgrade();
+        OwnedRwLockReadGuard {
+            lock: OwnedRwLockReadGuard::into_lock(read),
+            data,
+            _marker: PhantomData,
+        }
+    }
+
+    /// [`OwnedRwLockWriteGuard::downgrade_map`] that may fail: `Err` gives the write guard back.
+    pub fn try_downgrade_map<U: ?Sized>(
+        this: Self,
+        f: impl FnOnce(&T) -> Option<&U>,
+    ) -> Result<OwnedRwLockReadGuard<T, U>, Self> {
+        let Some(data) = f(&*this).map(|u| u as *const U) else {
+            return Err(this);
+        };
+        let read = this.downgrade();
+        Ok(OwnedRwLockReadGuard {
+            lock: OwnedRwLockReadGuard::into_lock(read),
+            data,
+            _marker: PhantomData,
+        })
+    }
+
+    /// The lock this guard holds.
+    pub fn rwlock(this: &Self) -> &Arc<RwLock<T>> {
+        &this.lock
+    }
+}
+
+impl<T, U: ?Sized> OwnedRwLockMappedWriteGuard<T, U> {
+    /// Moves the `Arc` out without releasing the permits.
+    fn into_lock(this: Self) -> Arc<RwLock<T>> {
+        let this = ManuallyDrop::new(this);
+        // SAFETY: `this` is never used or dropped again, so the `Arc` is moved out exactly once.
+        unsafe { ptr::read(&this.lock) }
+    }
+
+    /// Narrows the guard further.
+    pub fn map<V: ?Sized>(
+        mut this: Self,
+        f: impl FnOnce(&mut U) -> &mut V,
+    ) -> OwnedRwLockMappedWriteGuard<T, V> {
+        let data: *mut V = f(&mut *this);
+        OwnedRwLockMappedWriteGuard {
+            lock: OwnedRwLockMappedWriteGuard::into_lock(this),
+            data,
+            _marker: PhantomData,
+        }
+    }
+
+    /// [`OwnedRwLockMappedWriteGuard::map`] that may fail: `Err` gives the guard back unchanged.
+    pub fn try_map<V: ?Sized>(
+        mut this: Self,
+        f: impl FnOnce(&mut U) -> Option<&mut V>,
+    ) -> Result<OwnedRwLockMappedWriteGuard<T, V>, Self> {
+        let Some(data) = f(&mut *this).map(|v| v as *mut V) else {
+            return Err(this);
+        };
+        Ok(OwnedRwLockMappedWriteGuard {
+            lock: OwnedRwLockMappedWriteGuard::into_lock(this),
+            data,
+            _marker: PhantomData,
+        })
+    }
+
+    /// The lock this guard holds.
+    pub fn rwlock(this: &Self) -> &Arc<RwLock<T>> {
+        &this.lock
+    }
+}
+
+/// `Deref`, `Drop` (releasing the guard's permits) and `Debug` for a guard whose data pointer is
+/// `self.data`.
+macro_rules! guard_impls {
+    ([$($gen:tt)*] $name:ty, $target:ident, |$g:ident| $permits:expr, $semaphore:expr) => {
+        impl<$($gen)*> Deref for $name {
+            type Target = $target;
+            fn deref(&self) -> &$target {
+                // SAFETY: the guard holds read or write permits, so `data` is valid and no
+                // `&mut` to it exists elsewhere.
+                unsafe { &*self.data }
             }
         }
 
-        impl<$($gen)*> Drop for $name<$($gen)*> {
+        impl<$($gen)*> Drop for $name {
             fn drop(&mut self) {
-                self.lock.s.release($permits as usize);
+                let $g = &*self;
+                $semaphore.release($permits as usize);
             }
         }
 
-        impl<$($gen)*> fmt::Debug for $name<$($gen)*>
+        impl<$($gen)*> fmt::Debug for $name
         where
-            T: fmt::Debug,
+            $target: fmt::Debug,
         {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 fmt::Debug::fmt(&**self, f)
@@ -209,33 +644,25 @@ macro_rules! guard {
     };
 }
 
-guard!(
-    /// Shared access to an [`RwLock`]; released on drop.
-    RwLockReadGuard['a, T], &'a RwLock<T>, 1
-);
-guard!(
-    /// Exclusive access to an [`RwLock`]; released on drop.
-    RwLockWriteGuard['a, T], &'a RwLock<T>, MAX_READS
-);
-guard!(
-    /// Shared access to an [`RwLock`] behind an `Arc`; released on drop.
-    OwnedRwLockReadGuard[T], Arc<RwLock<T>>, 1
-);
-guard!(
-    /// Exclusive access to an [`RwLock`] behind an `Arc`; released on drop.
-    OwnedRwLockWriteGuard[T], Arc<RwLock<T>>, MAX_READS
-);
-
-impl<T> DerefMut for RwLockWriteGuard<'_, T> {
-    fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: the guard holds every permit, so this is the only access.
-        unsafe { &mut *self.lock.data() }
-    }
+/// `DerefMut` for a write guard, which holds every permit.
+macro_rules! guard_mut {
+    ([$($gen:tt)*] $name:ty, $target:ident) => {
+        impl<$($gen)*> DerefMut for $name {
+            fn deref_mut(&mut self) -> &mut $target {
+                // SAFETY: the guard holds every permit, so this is the only access.
+                unsafe { &mut *self.data }
+            }
+        }
+    };
 }
 
-impl<T> DerefMut for OwnedRwLockWriteGuard<T> {
-    fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: the guard holds every permit, so this is the only access.
-        unsafe { &mut *self.lock.data() }
-    }
-}
+guard_impls!(['a, T: ?Sized] RwLockReadGuard<'a, T>, T, |g| 1, g.s);
+guard_impls!(['a, T: ?Sized] RwLockWriteGuard<'a, T>, T, |g| g.permits, g.s);
+guard_impls!(['a, T: ?Sized] RwLockMappedWriteGuard<'a, T>, T, |g| g.permits, g.s);
+guard_impls!([T, U: ?Sized] OwnedRwLockReadGuard<T, U>, U, |g| 1, g.lock.s);
+guard_impls!([T] OwnedRwLockWriteGuard<T>, T, |g| g.lock.max_reads, g.lock.s);
+guard_impls!([T, U: ?Sized] OwnedRwLockMappedWriteGuard<T, U>, U, |g| g.lock.max_reads, g.lock.s);
+guard_mut!(['a, T: ?Sized] RwLockWriteGuard<'a, T>, T);
+guard_mut!(['a, T: ?Sized] RwLockMappedWriteGuard<'a, T>, T);
+guard_mut!([T] OwnedRwLockWriteGuard<T>, T);
+guard_mut!([T, U: ?Sized] OwnedRwLockMappedWriteGuard<T, U>, U);
