@@ -35,7 +35,9 @@ pub use cancellation_token::{
 pub use condvar::Condvar;
 #[cfg(feature = "time")]
 pub use condvar::WaitTimeoutResult;
-pub use mutex::{MappedMutexGuard, Mutex, MutexGuard, OwnedMutexGuard, TryLockError};
+pub use mutex::{
+    MappedMutexGuard, Mutex, MutexGuard, OwnedMappedMutexGuard, OwnedMutexGuard, TryLockError,
+};
 pub use notify::{Notified, Notify, OwnedNotified};
 pub use once_cell::{OnceCell, SetError};
 pub use rwlock::{

@@ -331,15 +331,33 @@ impl<'a, T> MutexGuard<'a, T> {
     }
 
     /// Narrows the guard to a part of the data; the lock stays held by the result.
-    pub fn map<U>(this: Self, f: impl FnOnce(&mut T) -> &mut U) -> MappedMutexGuard<'a, U> {
+    pub fn map<U: ?Sized>(
+        mut this: Self,
+        f: impl FnOnce(&mut T) -> &mut U,
+    ) -> MappedMutexGuard<'a, U> {
+        let data: *mut U = f(&mut *this);
         let this = ManuallyDrop::new(this);
-        // SAFETY: the guard holds the lock, which it now hands to the mapped guard.
-        let data: *mut U = f(unsafe { &mut *this.lock.data() });
         MappedMutexGuard {
             raw: &this.lock.raw,
             data,
             _marker: PhantomData,
         }
+    }
+
+    /// [`MutexGuard::map`] that may fail: `Err` gives the guard back unchanged.
+    pub fn try_map<U: ?Sized>(
+        mut this: Self,
+        f: impl FnOnce(&mut T) -> Option<&mut U>,
+    ) -> Result<MappedMutexGuard<'a, U>, Self> {
+        let Some(data) = f(&mut *this).map(|u| u as *mut U) else {
+            return Err(this);
+        };
+        let this = ManuallyDrop::new(this);
+        Ok(MappedMutexGuard {
+            raw: &this.lock.raw,
+            data,
+            _marker: PhantomData,
+        })
     }
 }
 
@@ -384,6 +402,41 @@ impl<T> OwnedMutexGuard<T> {
     pub fn mutex(this: &Self) -> &Arc<Mutex<T>> {
         &this.lock
     }
+
+    /// Moves the `Arc` out without unlocking.
+    fn into_lock(this: Self) -> Arc<Mutex<T>> {
+        let this = ManuallyDrop::new(this);
+        // SAFETY: `this` is never used or dropped again, so the `Arc` is moved out exactly once.
+        unsafe { std::ptr::read(&this.lock) }
+    }
+
+    /// Narrows the guard to a part of the data; the lock stays held by the result.
+    pub fn map<U: ?Sized>(
+        mut this: Self,
+        f: impl FnOnce(&mut T) -> &mut U,
+    ) -> OwnedMappedMutexGuard<T, U> {
+        let data: *mut U = f(&mut *this);
+        OwnedMappedMutexGuard {
+            lock: OwnedMutexGuard::into_lock(this),
+            data,
+            _marker: PhantomData,
+        }
+    }
+
+    /// [`OwnedMutexGuard::map`] that may fail: `Err` gives the guard back unchanged.
+    pub fn try_map<U: ?Sized>(
+        mut this: Self,
+        f: impl FnOnce(&mut T) -> Option<&mut U>,
+    ) -> Result<OwnedMappedMutexGuard<T, U>, Self> {
+        let Some(data) = f(&mut *this).map(|u| u as *mut U) else {
+            return Err(this);
+        };
+        Ok(OwnedMappedMutexGuard {
+            lock: OwnedMutexGuard::into_lock(this),
+            data,
+            _marker: PhantomData,
+        })
+    }
 }
 
 impl<T> Deref for OwnedMutexGuard<T> {
@@ -415,18 +468,50 @@ impl<T: fmt::Debug> fmt::Debug for OwnedMutexGuard<T> {
 
 /// A [`MutexGuard`] narrowed by [`MutexGuard::map`] to a part of the data.
 #[must_use = "dropping the guard unlocks the mutex at once"]
-pub struct MappedMutexGuard<'a, T> {
+pub struct MappedMutexGuard<'a, T: ?Sized> {
     raw: &'a RawMutex,
     data: *mut T,
     _marker: PhantomData<&'a mut T>,
 }
 
 // SAFETY: the guard is a `&mut T` plus the held lock, which any thread may unlock.
-unsafe impl<T: Send> Send for MappedMutexGuard<'_, T> {}
+unsafe impl<T: ?Sized + Send> Send for MappedMutexGuard<'_, T> {}
 // SAFETY: `&MappedMutexGuard` only gives `&T`.
-unsafe impl<T: Send + Sync> Sync for MappedMutexGuard<'_, T> {}
+unsafe impl<T: ?Sized + Send + Sync> Sync for MappedMutexGuard<'_, T> {}
 
-impl<T> Deref for MappedMutexGuard<'_, T> {
+impl<'a, T: ?Sized> MappedMutexGuard<'a, T> {
+    /// Narrows the guard further.
+    pub fn map<U: ?Sized>(
+        mut this: Self,
+        f: impl FnOnce(&mut T) -> &mut U,
+    ) -> MappedMutexGuard<'a, U> {
+        let data: *mut U = f(&mut *this);
+        let this = ManuallyDrop::new(this);
+        MappedMutexGuard {
+            raw: this.raw,
+            data,
+            _marker: PhantomData,
+        }
+    }
+
+    /// [`MappedMutexGuard::map`] that may fail: `Err` gives the guard back unchanged.
+    pub fn try_map<U: ?Sized>(
+        mut this: Self,
+        f: impl FnOnce(&mut T) -> Option<&mut U>,
+    ) -> Result<MappedMutexGuard<'a, U>, Self> {
+        let Some(data) = f(&mut *this).map(|u| u as *mut U) else {
+            return Err(this);
+        };
+        let this = ManuallyDrop::new(this);
+        Ok(MappedMutexGuard {
+            raw: this.raw,
+            data,
+            _marker: PhantomData,
+        })
+    }
+}
+
+impl<T: ?Sized> Deref for MappedMutexGuard<'_, T> {
     type Target = T;
     fn deref(&self) -> &T {
         // SAFETY: `data` came from a locked guard whose lock this guard still holds.
@@ -434,20 +519,103 @@ impl<T> Deref for MappedMutexGuard<'_, T> {
     }
 }
 
-impl<T> DerefMut for MappedMutexGuard<'_, T> {
+impl<T: ?Sized> DerefMut for MappedMutexGuard<'_, T> {
     fn deref_mut(&mut self) -> &mut T {
         // SAFETY: as in `deref`, and `&mut self` makes this the only access.
         unsafe { &mut *self.data }
     }
 }
 
-impl<T> Drop for MappedMutexGuard<'_, T> {
+impl<T: ?Sized> Drop for MappedMutexGuard<'_, T> {
     fn drop(&mut self) {
         self.raw.unlock();
     }
 }
 
-impl<T: fmt::Debug> fmt::Debug for MappedMutexGuard<'_, T> {
+impl<T: ?Sized + fmt::Debug> fmt::Debug for MappedMutexGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+/// An [`OwnedMutexGuard`] narrowed by [`OwnedMutexGuard::map`] to a part `U` of the data.
+#[must_use = "dropping the guard unlocks the mutex at once"]
+pub struct OwnedMappedMutexGuard<T, U: ?Sized = T> {
+    lock: Arc<Mutex<T>>,
+    data: *mut U,
+    _marker: PhantomData<U>,
+}
+
+// SAFETY: the guard owns an `Arc<Mutex<T>>` (sendable when `T: Send`) and is a `&mut U` plus
+// the held lock, which any thread may unlock.
+unsafe impl<T: Send, U: ?Sized + Send> Send for OwnedMappedMutexGuard<T, U> {}
+// SAFETY: `&OwnedMappedMutexGuard` only gives `&U`.
+unsafe impl<T: Send + Sync, U: ?Sized + Send + Sync> Sync for OwnedMappedMutexGuard<T, U> {}
+
+impl<T, U: ?Sized> OwnedMappedMutexGuard<T, U> {
+    /// The mutex this guard holds.
+    pub fn mutex(this: &Self) -> &Arc<Mutex<T>> {
+        &this.lock
+    }
+
+    /// Moves the `Arc` out without unlocking.
+    fn into_lock(this: Self) -> Arc<Mutex<T>> {
+        let this = ManuallyDrop::new(this);
+        // SAFETY: `this` is never used or dropped again, so the `Arc` is moved out exactly once.
+        unsafe { std::ptr::read(&this.lock) }
+    }
+
+    /// Narrows the guard further.
+    pub fn map<V: ?Sized>(
+        mut this: Self,
+        f: impl FnOnce(&mut U) -> &mut V,
+    ) -> OwnedMappedMutexGuard<T, V> {
+        let data: *mut V = f(&mut *this);
+        OwnedMappedMutexGuard {
+            lock: OwnedMappedMutexGuard::into_lock(this),
+            data,
+            _marker: PhantomData,
+        }
+    }
+
+    /// [`OwnedMappedMutexGuard::map`] that may fail: `Err` gives the guard back unchanged.
+    pub fn try_map<V: ?Sized>(
+        mut this: Self,
+        f: impl FnOnce(&mut U) -> Option<&mut V>,
+    ) -> Result<OwnedMappedMutexGuard<T, V>, Self> {
+        let Some(data) = f(&mut *this).map(|v| v as *mut V) else {
+            return Err(this);
+        };
+        Ok(OwnedMappedMutexGuard {
+            lock: OwnedMappedMutexGuard::into_lock(this),
+            data,
+            _marker: PhantomData,
+        })
+    }
+}
+
+impl<T, U: ?Sized> Deref for OwnedMappedMutexGuard<T, U> {
+    type Target = U;
+    fn deref(&self) -> &U {
+        // SAFETY: `data` came from a locked guard whose lock this guard still holds.
+        unsafe { &*self.data }
+    }
+}
+
+impl<T, U: ?Sized> DerefMut for OwnedMappedMutexGuard<T, U> {
+    fn deref_mut(&mut self) -> &mut U {
+        // SAFETY: as in `deref`, and `&mut self` makes this the only access.
+        unsafe { &mut *self.data }
+    }
+}
+
+impl<T, U: ?Sized> Drop for OwnedMappedMutexGuard<T, U> {
+    fn drop(&mut self) {
+        self.lock.raw.unlock();
+    }
+}
+
+impl<T, U: ?Sized + fmt::Debug> fmt::Debug for OwnedMappedMutexGuard<T, U> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&**self, f)
     }
