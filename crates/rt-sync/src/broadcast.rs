@@ -131,6 +131,12 @@ pub struct Receiver<T> {
     next: u64,
 }
 
+/// The errors under tokio's path (`tokio::sync::broadcast::error::{RecvError, SendError,
+/// TryRecvError}`).
+pub mod error {
+    pub use super::{RecvError, SendError, TryRecvError};
+}
+
 /// `send` found no receiver; the value comes back.
 #[derive(PartialEq, Eq, Clone, Copy)]
 pub struct SendError<T>(pub T);

@@ -316,6 +316,17 @@ impl<T> Inner<T> {
         self.value.with_mut(|p| unsafe { (*p).take() })
     }
 
+    /// Receiver side, after seeing `COMPLETE`: whether a value was sent and not yet taken.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Inner::take_value`].
+    #[inline]
+    unsafe fn has_value(&self) -> bool {
+        // SAFETY: as in `take_value`; only read.
+        self.value.with(|p| unsafe { (*p).is_some() })
+    }
+
     /// Puts `cx`'s waker in `cell` unless the one there already wakes the same task.
     ///
     /// Called only by the cell's owner side while the cell's `*_TASK_SET` bit is clear.
@@ -371,6 +382,11 @@ impl<T> Receiver<T> {
         // SAFETY: while the receiver holds `Some`, the cell is alive (field rule).
         self.inner.map(|p| unsafe { &*p.as_ptr() })
     }
+}
+
+/// The errors under tokio's path (`tokio::sync::oneshot::error::{RecvError, TryRecvError}`).
+pub mod error {
+    pub use super::{RecvError, TryRecvError};
 }
 
 /// The sender went away without sending (or the receiver closed first).
@@ -467,19 +483,56 @@ impl<T> Receiver<T> {
         crate::block_on::block_on("oneshot::Receiver::blocking_recv", self)
     }
 
-    /// Takes the value if it has been sent.
+    /// Takes the value if it has been sent. After `Ok` or `Closed` the receiver is terminated
+    /// (as in tokio): it has let go of the channel, and must not be polled again.
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
         let Some(inner) = self.inner() else {
             return Err(TryRecvError::Closed);
         };
         let st = state::load(&inner.state);
-        if st.is_complete() {
+        let result = if st.is_complete() {
             // SAFETY: `COMPLETE` observed with `Acquire`, and we are the receiver.
             unsafe { inner.take_value() }.ok_or(TryRecvError::Closed)
         } else if st.is_closed() {
             Err(TryRecvError::Closed)
         } else {
-            Err(TryRecvError::Empty)
+            return Err(TryRecvError::Empty);
+        };
+        self.terminate();
+        result
+    }
+
+    /// Whether the receiver has completed: it returned `Ready` from a poll, or `Ok`/`Closed`
+    /// from [`Receiver::try_recv`]. A terminated receiver must not be polled again.
+    pub fn is_terminated(&self) -> bool {
+        self.inner.is_none()
+    }
+
+    /// Whether no value waits to be received: true before the send, after the value was taken,
+    /// when the sender left without sending, and once terminated.
+    pub fn is_empty(&self) -> bool {
+        let Some(inner) = self.inner() else {
+            return true;
+        };
+        // SAFETY: `COMPLETE` observed with `Acquire` (the `&&` orders the read after it), and
+        // we are the receiver.
+        !(state::load(&inner.state).is_complete() && unsafe { inner.has_value() })
+    }
+
+    /// Closes the channel (a no-op once complete), drops a value not taken, and lets go of the
+    /// cell: what dropping the receiver does.
+    fn terminate(&mut self) {
+        self.close();
+        if let Some(this) = self.inner.take() {
+            // SAFETY: we held `Some`, so the cell is alive until our release.
+            let inner = unsafe { this.as_ref() };
+            if state::load(&inner.state).is_complete() {
+                // SAFETY: `COMPLETE` observed with `Acquire`; drop a sent value now, not when
+                // the sender's handle goes.
+                drop(unsafe { inner.take_value() });
+            }
+            // SAFETY: done with the cell.
+            unsafe { Inner::release_rx(this) };
         }
     }
 
@@ -558,18 +611,7 @@ impl<T> Future for Receiver<T> {
 
 impl<T> Drop for Receiver<T> {
     fn drop(&mut self) {
-        self.close();
-        if let Some(this) = self.inner.take() {
-            // SAFETY: we held `Some`, so the cell is alive until our release.
-            let inner = unsafe { this.as_ref() };
-            if state::load(&inner.state).is_complete() {
-                // SAFETY: `COMPLETE` observed with `Acquire`; drop a sent value now, not when
-                // the sender's handle goes.
-                drop(unsafe { inner.take_value() });
-            }
-            // SAFETY: done with the cell.
-            unsafe { Inner::release_rx(this) };
-        }
+        self.terminate();
     }
 }
 

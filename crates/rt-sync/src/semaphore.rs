@@ -622,6 +622,30 @@ impl SemaphorePermit<'_> {
     pub fn num_permits(&self) -> usize {
         self.permits as usize
     }
+
+    /// Takes `other`'s permits into this one; they are released together.
+    ///
+    /// # Panics
+    ///
+    /// If `other` came from another semaphore.
+    pub fn merge(&mut self, mut other: Self) {
+        assert!(
+            std::ptr::eq(self.sem, other.sem),
+            "merging permits from different semaphore instances"
+        );
+        self.permits += std::mem::take(&mut other.permits);
+    }
+
+    /// Moves `n` of this one's permits into a new permit; `None` (and nothing moved) if it holds
+    /// fewer than `n`.
+    pub fn split(&mut self, n: usize) -> Option<Self> {
+        let n = u32::try_from(n).ok().filter(|&n| n <= self.permits)?;
+        self.permits -= n;
+        Some(SemaphorePermit {
+            sem: self.sem,
+            permits: n,
+        })
+    }
 }
 
 impl Drop for SemaphorePermit<'_> {
@@ -659,6 +683,30 @@ impl OwnedSemaphorePermit {
     /// The semaphore the permits came from.
     pub fn semaphore(&self) -> &Arc<Semaphore> {
         &self.sem
+    }
+
+    /// Takes `other`'s permits into this one; they are released together.
+    ///
+    /// # Panics
+    ///
+    /// If `other` came from another semaphore.
+    pub fn merge(&mut self, mut other: Self) {
+        assert!(
+            Arc::ptr_eq(&self.sem, &other.sem),
+            "merging permits from different semaphore instances"
+        );
+        self.permits += std::mem::take(&mut other.permits);
+    }
+
+    /// Moves `n` of this one's permits into a new permit; `None` (and nothing moved) if it holds
+    /// fewer than `n`.
+    pub fn split(&mut self, n: usize) -> Option<Self> {
+        let n = u32::try_from(n).ok().filter(|&n| n <= self.permits)?;
+        self.permits -= n;
+        Some(OwnedSemaphorePermit {
+            sem: self.sem.clone(),
+            permits: n,
+        })
     }
 }
 

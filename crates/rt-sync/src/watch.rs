@@ -411,6 +411,11 @@ impl<T> Ref<'_, T> {
     }
 }
 
+/// The errors under tokio's path (`tokio::sync::watch::error::{RecvError, SendError}`).
+pub mod error {
+    pub use super::{RecvError, SendError};
+}
+
 /// `send` found no receiver; the value comes back.
 #[derive(PartialEq, Eq, Clone, Copy)]
 pub struct SendError<T>(pub T);
