@@ -120,6 +120,11 @@ fn reset_restarts_one_period_from_now() {
         iv.reset_at(at);
         assert_eq!(iv.tick().await, at);
         assert_eq!(iv.tick().await, at + Duration::from_millis(3));
+        let before = Instant::now();
+        iv.reset_after(Duration::from_millis(5));
+        let next = iv.tick().await;
+        assert!(next >= before + Duration::from_millis(5));
+        assert_eq!(iv.tick().await, next + Duration::from_millis(3));
     });
 }
 

@@ -139,6 +139,11 @@ impl Interval {
         self.reset_at(self.now());
     }
 
+    /// Restarts the schedule: the next tick is `after` from now, then every period.
+    pub fn reset_after(&mut self, after: Duration) {
+        self.reset_at(self.now() + after);
+    }
+
     /// Now, on the clock of this interval's runtime.
     fn now(&self) -> Instant {
         Instant::from_std(self.delay.time_handle().now())
