@@ -45,24 +45,9 @@ const WAKE_BATCH: usize = 32;
 ///
 /// If `capacity` is 0.
 pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
-    assert!(capacity > 0, "broadcast channel capacity must be positive");
-    let shared = Arc::new(Shared {
-        state: Mutex::new(State {
-            ring: VecDeque::with_capacity(capacity),
-            head: 0,
-            closed: false,
-            senders: 1,
-            receivers: 1,
-            waiters: WaitQueue::new(),
-        }),
-        capacity,
-    });
-    (
-        Sender {
-            shared: shared.clone(),
-        },
-        Receiver { shared, next: 0 },
-    )
+    let tx = Sender::new(capacity);
+    let rx = tx.subscribe();
+    (tx, rx)
 }
 
 struct Shared<T> {
@@ -195,6 +180,41 @@ impl<T> Sender<T> {
     }
 }
 
+impl<T> Sender<T> {
+    /// A channel keeping the last `capacity` values, with no receiver yet: `send` fails until
+    /// one [`Sender::subscribe`]s (tokio's `Sender::new`).
+    ///
+    /// # Panics
+    ///
+    /// If `capacity` is 0.
+    pub fn new(capacity: usize) -> Sender<T> {
+        assert!(capacity > 0, "broadcast channel capacity must be positive");
+        Sender {
+            shared: Arc::new(Shared {
+                state: Mutex::new(State {
+                    ring: VecDeque::with_capacity(capacity),
+                    head: 0,
+                    closed: false,
+                    senders: 1,
+                    receivers: 0,
+                    waiters: WaitQueue::new(),
+                }),
+                capacity,
+            }),
+        }
+    }
+
+    /// Whether both senders belong to the same channel.
+    pub fn same_channel(&self, other: &Sender<T>) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+
+    /// Number of senders of this channel.
+    pub fn strong_count(&self) -> usize {
+        self.shared.lock().senders
+    }
+}
+
 fn subscribe<T>(shared: &Arc<Shared<T>>) -> Receiver<T> {
     let mut state = shared.lock();
     state.receivers += 1;
@@ -267,6 +287,33 @@ impl<T> Receiver<T> {
     /// A new receiver, starting at the newest position (it sees values sent from now on).
     pub fn resubscribe(&self) -> Receiver<T> {
         subscribe(&self.shared)
+    }
+
+    /// Values sent that this receiver has not received yet, counting those it has lagged past
+    /// (more than the capacity means the next receive reports [`RecvError::Lagged`]).
+    pub fn len(&self) -> usize {
+        let tail = self.shared.lock().tail();
+        usize::try_from(tail - self.next).unwrap_or(usize::MAX)
+    }
+
+    /// Whether this receiver has received every value sent so far.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether both receivers belong to the same channel.
+    pub fn same_channel(&self, other: &Receiver<T>) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+
+    /// Whether every sender is gone (values still queued can be received).
+    pub fn is_closed(&self) -> bool {
+        self.shared.lock().closed
+    }
+
+    /// Number of senders of this channel.
+    pub fn sender_strong_count(&self) -> usize {
+        self.shared.lock().senders
     }
 }
 
