@@ -314,9 +314,46 @@ impl<T> JoinSet<T> {
         F: Future<Output = T> + Send + 'static,
         T: Send + 'static,
     {
+        self.insert(future, |w| handle.spawn(w))
+    }
+
+    /// Spawns a `!Send` `future` into the set, on the `LocalSet` this runs in (as
+    /// [`crate::task::spawn_local`]).
+    ///
+    /// # Panics
+    /// Outside a `LocalSet`'s `run_until` or `block_on`.
+    #[track_caller]
+    pub fn spawn_local<F>(&mut self, future: F) -> AbortHandle
+    where
+        F: Future<Output = T> + 'static,
+        T: 'static,
+    {
+        self.insert(future, |w| super::spawn_local(w))
+    }
+
+    /// Spawns a `!Send` `future` into the set, on `local_set` (it runs when the `LocalSet` is
+    /// driven).
+    #[track_caller]
+    pub fn spawn_local_on<F>(&mut self, future: F, local_set: &super::LocalSet) -> AbortHandle
+    where
+        F: Future<Output = T> + 'static,
+        T: 'static,
+    {
+        self.insert(future, |w| local_set.spawn_local(w))
+    }
+
+    /// Spawns the wrapper of `future` with `spawn` and binds its abort handle.
+    fn insert<F>(
+        &mut self,
+        future: F,
+        spawn: impl FnOnce(Wrapper<F>) -> super::JoinHandle<()>,
+    ) -> AbortHandle
+    where
+        F: Future<Output = T>,
+    {
         let record = self.reserve();
         let key = record.key;
-        let join = handle.spawn(Wrapper {
+        let join = spawn(Wrapper {
             fut: future,
             record: Some(record),
         });
@@ -336,9 +373,19 @@ impl<T> JoinSet<T> {
         F: FnOnce() -> T + Send + 'static,
         T: Send + 'static,
     {
+        self.spawn_blocking_on(f, &Handle::current())
+    }
+
+    /// Runs `f` on the blocking pool of `handle`'s runtime as a task of the set.
+    #[track_caller]
+    pub fn spawn_blocking_on<F>(&mut self, f: F, handle: &Handle) -> AbortHandle
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
         let record = self.reserve();
         let key = record.key;
-        let join = Handle::current().spawn_blocking(move || {
+        let join = handle.spawn_blocking(move || {
             let outcome = match catch_unwind(AssertUnwindSafe(f)) {
                 Ok(v) => Outcome::Output(v),
                 Err(p) => Outcome::Panic(p),
@@ -401,7 +448,16 @@ impl<T> JoinSet<T> {
         Some(res.map(|v| (id, v)))
     }
 
-    fn poll_join_next_with_id(
+    /// Polls for the next finished task: `Ready(None)` if the set is empty, `Pending` (with
+    /// `cx`'s waker registered) while every task still runs. For hand-written futures and
+    /// streams; `join_next` is this in a future.
+    pub fn poll_join_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<T, JoinError>>> {
+        self.poll_join_next_with_id(cx)
+            .map(|r| r.map(|r| r.map(|(_, v)| v)))
+    }
+
+    /// As [`poll_join_next`](Self::poll_join_next), with the finished task's id.
+    pub fn poll_join_next_with_id(
         &mut self,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<(Id, T), JoinError>>> {
@@ -492,6 +548,42 @@ impl<T> JoinSet<T> {
     pub async fn shutdown(&mut self) {
         self.abort_all();
         while self.join_next().await.is_some() {}
+    }
+}
+
+/// Spawns every future of the iterator on the current runtime into a new set (tokio's
+/// `collect::<JoinSet<_>>()`).
+///
+/// # Panics
+/// Outside a runtime.
+impl<T, F> FromIterator<F> for JoinSet<T>
+where
+    F: Future<Output = T> + Send + 'static,
+    T: Send + 'static,
+{
+    #[track_caller]
+    fn from_iter<I: IntoIterator<Item = F>>(iter: I) -> Self {
+        let mut set = JoinSet::new();
+        set.extend(iter);
+        set
+    }
+}
+
+/// Spawns every future of the iterator on the current runtime into the set.
+///
+/// # Panics
+/// Outside a runtime.
+impl<T, F> Extend<F> for JoinSet<T>
+where
+    F: Future<Output = T> + Send + 'static,
+    T: Send + 'static,
+{
+    #[track_caller]
+    fn extend<I: IntoIterator<Item = F>>(&mut self, iter: I) {
+        let handle = Handle::current();
+        for future in iter {
+            self.spawn_on(future, &handle);
+        }
     }
 }
 
