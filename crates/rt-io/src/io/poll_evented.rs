@@ -129,6 +129,24 @@ impl<E: mio::event::Source + AsRawFd> PollEvented<E> {
         }
     }
 
+    /// Runs `f` (a non-blocking syscall) once the source is writable, through the writer slot:
+    /// the `poll_send` path of datagram sockets. Only the last task to poll is woken.
+    pub(crate) fn poll_write_io<R>(
+        &self,
+        cx: &mut Context<'_>,
+        mut f: impl FnMut() -> io::Result<R>,
+    ) -> Poll<io::Result<R>> {
+        loop {
+            let ev = ready!(self.registration.poll_ready(cx, Direction::Write))?;
+            match f() {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.registration.clear_readiness(ev)
+                }
+                r => return Poll::Ready(r),
+            }
+        }
+    }
+
     /// Writes through the writer slot: the `AsyncWrite` path. A short write means the send
     /// buffer is full, so the readiness is cleared at once (see [`PollEvented::poll_read`]).
     pub(crate) fn poll_write<'a>(

@@ -1,12 +1,34 @@
 //! [`UdpSocket`].
 
 use std::io;
-use std::net::SocketAddr;
+use std::mem::MaybeUninit;
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::os::fd::{AsRawFd, RawFd};
+use std::task::{ready, Context, Poll};
+
+use tokio::io::ReadBuf;
 
 use crate::io::poll_evented::PollEvented;
-use crate::io::Interest;
+use crate::io::{Interest, Ready};
 use crate::net::{addr, ToSocketAddrs};
+
+/// The unfilled part of `buf` as bytes for `recv(2)`.
+///
+/// # Safety
+///
+/// The caller hands the slice only to a syscall that writes into it and never reads it, and
+/// then marks initialised only the bytes the kernel reported written.
+unsafe fn unfilled<'a>(buf: &'a mut ReadBuf<'_>) -> &'a mut [u8] {
+    // SAFETY: per the contract no uninitialised byte is read.
+    unsafe { &mut *(buf.unfilled_mut() as *mut [MaybeUninit<u8>] as *mut [u8]) }
+}
+
+/// Marks `n` bytes received into `buf`'s unfilled part as filled.
+fn filled(buf: &mut ReadBuf<'_>, n: usize) {
+    // SAFETY: the kernel wrote `n` bytes at the start of the unfilled part.
+    unsafe { buf.assume_init(n) };
+    buf.advance(n);
+}
 
 /// A UDP socket. All methods take `&self`: share it (in an `Arc`) between tasks that send and
 /// receive at once; every waiting task is woken when the socket becomes ready.
@@ -35,6 +57,11 @@ impl UdpSocket {
     pub fn from_std(socket: std::net::UdpSocket) -> io::Result<UdpSocket> {
         socket.set_nonblocking(true)?;
         UdpSocket::from_mio(mio::net::UdpSocket::from_std(socket))
+    }
+
+    /// Deregisters the socket and returns it as a std socket, still in non-blocking mode.
+    pub fn into_std(self) -> io::Result<std::net::UdpSocket> {
+        Ok(self.io.into_inner()?.into())
     }
 
     /// Sets the default destination of [`UdpSocket::send`] and the only source
@@ -94,6 +121,178 @@ impl UdpSocket {
             .await
     }
 
+    /// Sends `buf` to the connected peer if the socket is writable now (`WouldBlock` if not).
+    pub fn try_send(&self, buf: &[u8]) -> io::Result<usize> {
+        let sys = self.io.get_ref();
+        self.io
+            .registration()
+            .try_io(Interest::WRITABLE, || sys.send(buf))
+    }
+
+    /// Polls sending `buf` to the connected peer. Only the last task to poll is woken.
+    pub fn poll_send(&self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        let sys = self.io.get_ref();
+        self.io.poll_write_io(cx, || sys.send(buf))
+    }
+
+    /// Receives a datagram from the connected peer if one is queued (`WouldBlock` if not).
+    pub fn try_recv(&self, buf: &mut [u8]) -> io::Result<usize> {
+        let sys = self.io.get_ref();
+        self.io
+            .registration()
+            .try_io(Interest::READABLE, || sys.recv(buf))
+    }
+
+    /// Polls receiving a datagram from the connected peer into `buf`'s unfilled part (not
+    /// zeroed first). Only the last task to poll is woken.
+    pub fn poll_recv(&self, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let sys = self.io.get_ref();
+        let n = ready!(self.io.poll_read_io(cx, || {
+            // SAFETY: only `recv(2)` writes into it; `filled` marks what it wrote.
+            sys.recv(unsafe { unfilled(buf) })
+        }))?;
+        filled(buf, n);
+        Poll::Ready(Ok(()))
+    }
+
+    /// Sends `buf` to `target` if the socket is writable now (`WouldBlock` if not).
+    pub fn try_send_to(&self, buf: &[u8], target: SocketAddr) -> io::Result<usize> {
+        let sys = self.io.get_ref();
+        self.io
+            .registration()
+            .try_io(Interest::WRITABLE, || sys.send_to(buf, target))
+    }
+
+    /// Polls sending `buf` to `target`. Only the last task to poll is woken.
+    pub fn poll_send_to(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+        target: SocketAddr,
+    ) -> Poll<io::Result<usize>> {
+        let sys = self.io.get_ref();
+        self.io.poll_write_io(cx, || sys.send_to(buf, target))
+    }
+
+    /// Receives a datagram and its sender if one is queued (`WouldBlock` if not).
+    pub fn try_recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        let sys = self.io.get_ref();
+        self.io
+            .registration()
+            .try_io(Interest::READABLE, || sys.recv_from(buf))
+    }
+
+    /// Polls receiving a datagram into `buf`'s unfilled part; returns its sender. Only the
+    /// last task to poll is woken.
+    pub fn poll_recv_from(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<SocketAddr>> {
+        let sys = self.io.get_ref();
+        let (n, from) = ready!(self.io.poll_read_io(cx, || {
+            // SAFETY: only `recvfrom(2)` writes into it; `filled` marks what it wrote.
+            sys.recv_from(unsafe { unfilled(buf) })
+        }))?;
+        filled(buf, n);
+        Poll::Ready(Ok(from))
+    }
+
+    /// Copies the next datagram from the connected peer into `buf` without taking it off the
+    /// queue.
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
+    pub async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
+        let sys = self.io.get_ref();
+        self.io
+            .registration()
+            .async_io(Interest::READABLE, || sys.peek(buf))
+            .await
+    }
+
+    /// Copies the next datagram into `buf` without taking it off the queue; returns its sender.
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
+    pub async fn peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        let sys = self.io.get_ref();
+        self.io
+            .registration()
+            .async_io(Interest::READABLE, || sys.peek_from(buf))
+            .await
+    }
+
+    /// [`UdpSocket::peek_from`] if a datagram is queued now (`WouldBlock` if not).
+    pub fn try_peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        let sys = self.io.get_ref();
+        self.io
+            .registration()
+            .try_io(Interest::READABLE, || sys.peek_from(buf))
+    }
+
+    /// Polls peeking at the next datagram (into `buf`'s unfilled part); returns its sender.
+    /// Only the last task to poll is woken.
+    pub fn poll_peek_from(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<SocketAddr>> {
+        let sys = self.io.get_ref();
+        let (n, from) = ready!(self.io.poll_read_io(cx, || {
+            // SAFETY: only `recvfrom(2)` writes into it; `filled` marks what it wrote.
+            sys.peek_from(unsafe { unfilled(buf) })
+        }))?;
+        filled(buf, n);
+        Poll::Ready(Ok(from))
+    }
+
+    /// Waits until the socket is ready for any of `interest`, and says what it is ready for.
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
+    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
+        Ok(self.io.registration().ready(interest).await?.ready)
+    }
+
+    /// Polls until a receive may not block. Only the last task to poll is woken.
+    pub fn poll_recv_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.io
+            .registration()
+            .poll_ready(cx, crate::scheduled_io::Direction::Read)
+            .map_ok(drop)
+    }
+
+    /// Polls until a send may not block. Only the last task to poll is woken.
+    pub fn poll_send_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.io
+            .registration()
+            .poll_ready(cx, crate::scheduled_io::Direction::Write)
+            .map_ok(drop)
+    }
+
+    /// Runs `f` (your own non-blocking syscall on this socket's fd) if the socket is ready for
+    /// `interest`; a `WouldBlock` from `f` clears the readiness.
+    pub fn try_io<R>(
+        &self,
+        interest: Interest,
+        f: impl FnOnce() -> io::Result<R>,
+    ) -> io::Result<R> {
+        self.io.registration().try_io(interest, f)
+    }
+
+    /// Waits for `interest` and runs `f` until it does not return `WouldBlock`.
+    ///
+    /// # Cancel safety
+    /// Cancel safe if `f` is.
+    pub async fn async_io<R>(
+        &self,
+        interest: Interest,
+        f: impl FnMut() -> io::Result<R>,
+    ) -> io::Result<R> {
+        self.io.registration().async_io(interest, f).await
+    }
+
     /// Waits until a receive may not block.
     ///
     /// # Cancel safety
@@ -141,6 +340,67 @@ impl UdpSocket {
     /// The connected peer's address.
     pub fn peer_addr(&self) -> io::Result<SocketAddr> {
         self.io.get_ref().peer_addr()
+    }
+
+    /// Sets `SO_BROADCAST`: whether datagrams may go to a broadcast address.
+    pub fn set_broadcast(&self, on: bool) -> io::Result<()> {
+        self.io.get_ref().set_broadcast(on)
+    }
+
+    /// The `SO_BROADCAST` of this socket.
+    pub fn broadcast(&self) -> io::Result<bool> {
+        self.io.get_ref().broadcast()
+    }
+
+    /// Sets `IP_MULTICAST_LOOP`: whether IPv4 multicast datagrams loop back to this host.
+    pub fn set_multicast_loop_v4(&self, on: bool) -> io::Result<()> {
+        self.io.get_ref().set_multicast_loop_v4(on)
+    }
+
+    /// The `IP_MULTICAST_LOOP` of this socket.
+    pub fn multicast_loop_v4(&self) -> io::Result<bool> {
+        self.io.get_ref().multicast_loop_v4()
+    }
+
+    /// Sets `IP_MULTICAST_TTL`, the time-to-live of IPv4 multicast datagrams.
+    pub fn set_multicast_ttl_v4(&self, ttl: u32) -> io::Result<()> {
+        self.io.get_ref().set_multicast_ttl_v4(ttl)
+    }
+
+    /// The `IP_MULTICAST_TTL` of this socket.
+    pub fn multicast_ttl_v4(&self) -> io::Result<u32> {
+        self.io.get_ref().multicast_ttl_v4()
+    }
+
+    /// Sets `IPV6_MULTICAST_LOOP`: whether IPv6 multicast datagrams loop back to this host.
+    pub fn set_multicast_loop_v6(&self, on: bool) -> io::Result<()> {
+        self.io.get_ref().set_multicast_loop_v6(on)
+    }
+
+    /// The `IPV6_MULTICAST_LOOP` of this socket.
+    pub fn multicast_loop_v6(&self) -> io::Result<bool> {
+        self.io.get_ref().multicast_loop_v6()
+    }
+
+    /// Joins the IPv4 multicast group `multiaddr` on the interface with address `interface`
+    /// (`Ipv4Addr::UNSPECIFIED`: the system's choice).
+    pub fn join_multicast_v4(&self, multiaddr: Ipv4Addr, interface: Ipv4Addr) -> io::Result<()> {
+        self.io.get_ref().join_multicast_v4(&multiaddr, &interface)
+    }
+
+    /// Joins the IPv6 multicast group `multiaddr` on interface index `interface` (0: any).
+    pub fn join_multicast_v6(&self, multiaddr: &Ipv6Addr, interface: u32) -> io::Result<()> {
+        self.io.get_ref().join_multicast_v6(multiaddr, interface)
+    }
+
+    /// Leaves an IPv4 multicast group joined with [`UdpSocket::join_multicast_v4`].
+    pub fn leave_multicast_v4(&self, multiaddr: Ipv4Addr, interface: Ipv4Addr) -> io::Result<()> {
+        self.io.get_ref().leave_multicast_v4(&multiaddr, &interface)
+    }
+
+    /// Leaves an IPv6 multicast group joined with [`UdpSocket::join_multicast_v6`].
+    pub fn leave_multicast_v6(&self, multiaddr: &Ipv6Addr, interface: u32) -> io::Result<()> {
+        self.io.get_ref().leave_multicast_v6(multiaddr, interface)
     }
 }
 
