@@ -121,6 +121,26 @@ pub(crate) fn set_linger(fd: &impl AsRawFd, linger: Option<Duration>) -> io::Res
     Ok(())
 }
 
+/// Reads `SO_LINGER`: `None` when off.
+pub(crate) fn linger(fd: &impl AsRawFd) -> io::Result<Option<Duration>> {
+    let mut value = libc::linger {
+        l_onoff: 0,
+        l_linger: 0,
+    };
+    let mut len = mem::size_of::<libc::linger>() as libc::socklen_t;
+    // SAFETY: the pointers describe `value` and `len`, both live for the whole call.
+    cvt(unsafe {
+        libc::getsockopt(
+            fd.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_LINGER,
+            (&mut value as *mut libc::linger).cast(),
+            &mut len,
+        )
+    })?;
+    Ok((value.l_onoff != 0).then(|| Duration::from_secs(value.l_linger.max(0) as u64)))
+}
+
 /// `addr` as a `sockaddr_storage` and the length of the part in use.
 fn to_raw(addr: &SocketAddr) -> (libc::sockaddr_storage, libc::socklen_t) {
     // SAFETY: `sockaddr_storage` is plain old data; all-zero is a valid (unspecified) value.

@@ -3,6 +3,7 @@
 use std::io;
 use std::net::SocketAddr;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::time::Duration;
 
 use crate::net::raw_socket;
 use crate::net::tcp::{TcpListener, TcpStream};
@@ -57,6 +58,74 @@ impl TcpSocket {
         Ok(raw_socket::int_opt(self, libc::SOL_SOCKET, libc::SO_REUSEPORT)? != 0)
     }
 
+    /// Sets `SO_KEEPALIVE`: the kernel probes an idle connection and drops a dead one.
+    pub fn set_keepalive(&self, keepalive: bool) -> io::Result<()> {
+        raw_socket::set_int_opt(self, libc::SOL_SOCKET, libc::SO_KEEPALIVE, keepalive.into())
+    }
+
+    /// Whether `SO_KEEPALIVE` is set.
+    pub fn keepalive(&self) -> io::Result<bool> {
+        Ok(raw_socket::int_opt(self, libc::SOL_SOCKET, libc::SO_KEEPALIVE)? != 0)
+    }
+
+    /// Sets `SO_SNDBUF`, the send buffer size (the kernel doubles it for bookkeeping).
+    pub fn set_send_buffer_size(&self, size: u32) -> io::Result<()> {
+        raw_socket::set_int_opt(self, libc::SOL_SOCKET, libc::SO_SNDBUF, clamp(size))
+    }
+
+    /// The `SO_SNDBUF` of this socket.
+    pub fn send_buffer_size(&self) -> io::Result<u32> {
+        Ok(raw_socket::int_opt(self, libc::SOL_SOCKET, libc::SO_SNDBUF)? as u32)
+    }
+
+    /// Sets `SO_RCVBUF`, the receive buffer size (the kernel doubles it for bookkeeping).
+    pub fn set_recv_buffer_size(&self, size: u32) -> io::Result<()> {
+        raw_socket::set_int_opt(self, libc::SOL_SOCKET, libc::SO_RCVBUF, clamp(size))
+    }
+
+    /// The `SO_RCVBUF` of this socket.
+    pub fn recv_buffer_size(&self) -> io::Result<u32> {
+        Ok(raw_socket::int_opt(self, libc::SOL_SOCKET, libc::SO_RCVBUF)? as u32)
+    }
+
+    /// Sets `TCP_NODELAY` (disables Nagle's algorithm when `true`).
+    pub fn set_nodelay(&self, nodelay: bool) -> io::Result<()> {
+        raw_socket::set_int_opt(self, libc::IPPROTO_TCP, libc::TCP_NODELAY, nodelay.into())
+    }
+
+    /// Whether `TCP_NODELAY` is set.
+    pub fn nodelay(&self) -> io::Result<bool> {
+        Ok(raw_socket::int_opt(self, libc::IPPROTO_TCP, libc::TCP_NODELAY)? != 0)
+    }
+
+    /// Sets `SO_LINGER`; see [`TcpStream::set_linger`].
+    pub fn set_linger(&self, linger: Option<Duration>) -> io::Result<()> {
+        raw_socket::set_linger(self, linger)
+    }
+
+    /// The `SO_LINGER` of this socket (`None`: off).
+    pub fn linger(&self) -> io::Result<Option<Duration>> {
+        raw_socket::linger(self)
+    }
+
+    /// Sets `IP_TOS`, the type-of-service byte of IPv4 packets.
+    pub fn set_tos(&self, tos: u32) -> io::Result<()> {
+        raw_socket::set_int_opt(self, libc::IPPROTO_IP, libc::IP_TOS, clamp(tos))
+    }
+
+    /// The `IP_TOS` of this socket.
+    pub fn tos(&self) -> io::Result<u32> {
+        Ok(raw_socket::int_opt(self, libc::IPPROTO_IP, libc::IP_TOS)? as u32)
+    }
+
+    /// Wraps a connected std stream's socket, for setting options on it (tokio's
+    /// `TcpSocket::from_std_stream`).
+    pub fn from_std_stream(stream: std::net::TcpStream) -> TcpSocket {
+        TcpSocket {
+            fd: OwnedFd::from(stream),
+        }
+    }
+
     /// Binds to `addr`.
     pub fn bind(&self, addr: SocketAddr) -> io::Result<()> {
         raw_socket::bind(self, &addr)
@@ -80,6 +149,11 @@ impl TcpSocket {
         let std = std::net::TcpStream::from(self.fd);
         TcpStream::connected(mio::net::TcpStream::from_std(std)).await
     }
+}
+
+/// A `u32` option value as the `int` the kernel takes (saturating).
+fn clamp(v: u32) -> libc::c_int {
+    libc::c_int::try_from(v).unwrap_or(libc::c_int::MAX)
 }
 
 impl AsRawFd for TcpSocket {

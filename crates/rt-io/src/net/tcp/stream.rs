@@ -131,6 +131,73 @@ impl TcpStream {
         raw_socket::set_linger(self, linger)
     }
 
+    /// The `SO_LINGER` of this stream (`None`: off).
+    pub fn linger(&self) -> io::Result<Option<Duration>> {
+        raw_socket::linger(self)
+    }
+
+    /// Polls reading into `buf`'s unfilled part without removing the data from the socket;
+    /// returns how many bytes were copied. Only the last task to poll is woken.
+    pub fn poll_peek(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<io::Result<usize>> {
+        let sys = self.io.get_ref();
+        let n = std::task::ready!(self.io.poll_read_io(cx, || {
+            // SAFETY: only `recv(2)` (MSG_PEEK) writes into the unfilled part, never reads it;
+            // only the `n` bytes it reports written are then marked initialised.
+            let unfilled = unsafe {
+                &mut *(buf.unfilled_mut() as *mut [std::mem::MaybeUninit<u8>] as *mut [u8])
+            };
+            sys.peek(unfilled)
+        }))?;
+        // SAFETY: the kernel wrote `n` bytes at the start of the unfilled part.
+        unsafe { buf.assume_init(n) };
+        buf.advance(n);
+        Poll::Ready(Ok(n))
+    }
+
+    /// Reads into `bufs` (one `readv`) without waiting: `WouldBlock` when no data is known to
+    /// be available.
+    pub fn try_read_vectored(&self, bufs: &mut [io::IoSliceMut<'_>]) -> io::Result<usize> {
+        let mut sys = self.io.get_ref();
+        self.io
+            .registration()
+            .try_io(Interest::READABLE, || sys.read_vectored(bufs))
+    }
+
+    /// Writes `bufs` (one `writev`) without waiting: `WouldBlock` when the socket is not known
+    /// to be writable.
+    pub fn try_write_vectored(&self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+        let mut sys = self.io.get_ref();
+        self.io
+            .registration()
+            .try_io(Interest::WRITABLE, || sys.write_vectored(bufs))
+    }
+
+    /// Runs `f` (your own non-blocking syscall on this stream's fd) if the stream is ready for
+    /// `interest`; a `WouldBlock` from `f` clears the readiness.
+    pub fn try_io<R>(
+        &self,
+        interest: Interest,
+        f: impl FnOnce() -> io::Result<R>,
+    ) -> io::Result<R> {
+        self.io.registration().try_io(interest, f)
+    }
+
+    /// Waits for `interest` and runs `f` until it does not return `WouldBlock`.
+    ///
+    /// # Cancel safety
+    /// Cancel safe if `f` is.
+    pub async fn async_io<R>(
+        &self,
+        interest: Interest,
+        f: impl FnMut() -> io::Result<R>,
+    ) -> io::Result<R> {
+        self.io.registration().async_io(interest, f).await
+    }
+
     /// Reads into `buf` without removing the data from the socket, waiting until there is some.
     ///
     /// # Cancel safety
