@@ -110,6 +110,52 @@ impl UnixStream {
             .try_io(Interest::WRITABLE, || sys.write(buf))
     }
 
+    /// Reads into `bufs` (one `readv`) without waiting: `WouldBlock` when no data is known to
+    /// be available.
+    pub fn try_read_vectored(&self, bufs: &mut [io::IoSliceMut<'_>]) -> io::Result<usize> {
+        let mut sys = self.io.get_ref();
+        self.io
+            .registration()
+            .try_io(Interest::READABLE, || sys.read_vectored(bufs))
+    }
+
+    /// Writes `bufs` (one `writev`) without waiting: `WouldBlock` when the socket is not known
+    /// to be writable.
+    pub fn try_write_vectored(&self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+        let mut sys = self.io.get_ref();
+        self.io
+            .registration()
+            .try_io(Interest::WRITABLE, || sys.write_vectored(bufs))
+    }
+
+    /// Runs `f` (your own non-blocking syscall on this stream's fd, e.g. `sendmsg` with
+    /// `SCM_RIGHTS`) if the stream is ready for `interest`; a `WouldBlock` from `f` clears the
+    /// readiness.
+    pub fn try_io<R>(
+        &self,
+        interest: Interest,
+        f: impl FnOnce() -> io::Result<R>,
+    ) -> io::Result<R> {
+        self.io.registration().try_io(interest, f)
+    }
+
+    /// Waits for `interest` and runs `f` until it does not return `WouldBlock`.
+    ///
+    /// # Cancel safety
+    /// Cancel safe if `f` is.
+    pub async fn async_io<R>(
+        &self,
+        interest: Interest,
+        f: impl FnMut() -> io::Result<R>,
+    ) -> io::Result<R> {
+        self.io.registration().async_io(interest, f).await
+    }
+
+    /// The credentials of the peer process (`SO_PEERCRED`): who connected to this socket.
+    pub fn peer_cred(&self) -> io::Result<crate::net::unix::UCred> {
+        crate::net::unix::ucred::peer_cred(self)
+    }
+
     /// Borrowed halves, usable from two tasks at once (e.g. under a scoped join).
     pub fn split(&mut self) -> (ReadHalf<'_>, WriteHalf<'_>) {
         split::borrowed(self)
