@@ -314,7 +314,10 @@ impl<T> JoinSet<T> {
         F: Future<Output = T> + Send + 'static,
         T: Send + 'static,
     {
-        self.insert(future, |w| handle.spawn(w))
+        let (key, wrapper) = self.wrap(future);
+        // Spawned here, in the `#[track_caller]` method, so the task records our caller.
+        let join = handle.spawn(wrapper);
+        self.bind_join(key, join)
     }
 
     /// Spawns a `!Send` `future` into the set, on the `LocalSet` this runs in (as
@@ -328,7 +331,9 @@ impl<T> JoinSet<T> {
         F: Future<Output = T> + 'static,
         T: 'static,
     {
-        self.insert(future, |w| super::spawn_local(w))
+        let (key, wrapper) = self.wrap(future);
+        let join = super::spawn_local(wrapper);
+        self.bind_join(key, join)
     }
 
     /// Spawns a `!Send` `future` into the set, on `local_set` (it runs when the `LocalSet` is
@@ -339,24 +344,28 @@ impl<T> JoinSet<T> {
         F: Future<Output = T> + 'static,
         T: 'static,
     {
-        self.insert(future, |w| local_set.spawn_local(w))
+        let (key, wrapper) = self.wrap(future);
+        let join = local_set.spawn_local(wrapper);
+        self.bind_join(key, join)
     }
 
-    /// Spawns the wrapper of `future` with `spawn` and binds its abort handle.
-    fn insert<F>(
-        &mut self,
-        future: F,
-        spawn: impl FnOnce(Wrapper<F>) -> super::JoinHandle<()>,
-    ) -> AbortHandle
-    where
-        F: Future<Output = T>,
-    {
+    /// A slot for `future` and the wrapper that reports its outcome there. The caller spawns
+    /// the wrapper itself (so `#[track_caller]` sees the user's call) and hands the handle to
+    /// [`JoinSet::bind_join`].
+    fn wrap<F: Future<Output = T>>(&mut self, future: F) -> (usize, Wrapper<F>) {
         let record = self.reserve();
         let key = record.key;
-        let join = spawn(Wrapper {
-            fut: future,
-            record: Some(record),
-        });
+        (
+            key,
+            Wrapper {
+                fut: future,
+                record: Some(record),
+            },
+        )
+    }
+
+    /// Binds the spawned wrapper's abort handle to its slot.
+    fn bind_join(&mut self, key: usize, join: super::JoinHandle<()>) -> AbortHandle {
         // Detached: the wrapper delivers the outcome, so the cell can go when the task ends.
         let abort = join.into_abort_handle();
         self.bind(key, &abort);
