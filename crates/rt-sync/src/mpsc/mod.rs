@@ -24,11 +24,18 @@
 //!
 //! # How it is built
 //!
-//! The queue is an unbounded [`channel`](mod@crate::channel) (its lock-based hand-off, FIFO order
-//! and cancel-safe `recv`); a bounded channel adds a [`Semaphore`] of `n` slots in front of it,
-//! as tokio does: a send (or [`Permit`]) takes a slot, the receiver gives it back when it takes
-//! the value. The MPMC channel closes when its last sender goes; here the mpsc senders are
-//! counted in `Shared::senders` and the queue's one sender closes it when the last mpsc
+//! A bounded channel has a [`Semaphore`] of `n` slots, as tokio's: a send (or [`Permit`]) takes
+//! a slot, the receiver gives it back when it takes the value. Behind it is the queue:
+//!
+//! - a bounded channel of 1 to `RING_MAX` (4,096) slots: the lock-free ring of `ring.rs`, for
+//!   many producers and this one consumer. A permit guarantees its push a free slot, so a push
+//!   is one `fetch_add`, a write, a stamp and a wake of the receiver's `AtomicWaker`; the
+//!   receiver pops without a compare-and-swap (its `head` is its own);
+//! - an unbounded channel, or a bounded one above `RING_MAX` (whose ring would be allocated up
+//!   front): an unbounded [`channel`](mod@crate::channel) (its lock-based hand-off, growing
+//!   buffer, FIFO order and cancel-safe `recv`), with the semaphore in front for a bound.
+//!
+//! The mpsc senders are counted in `Shared::senders`, and the queue is closed when the last mpsc
 //! sender goes, so weak senders do not keep it open.
 //!
 //! # The send word (this file owns its layout)
@@ -56,22 +63,25 @@
 //! All three are one read-modify-write on the word, so exactly one party sees "closed and none
 //! in flight" and closes the queue; a `begin_send` that raced with `close` either counted
 //! before it (and its `end_send` closes the queue) or saw `RX_CLOSED`. Closing twice is
-//! harmless. Modelled in `loom-tests/tests/mpsc_close.rs`.
+//! harmless. Modelled in `loom-tests/tests/mpsc_close.rs` (and, for the ring, `mpsc_ring.rs`).
 
 mod bounded;
 pub mod error;
+mod ring;
 mod unbounded;
 
-use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use futures_core::Stream;
+use rt_core::coop;
 use rt_core::sync::{AtomicUsize, Ordering};
 
 use crate::block_on::block_on;
 use crate::channel;
 use crate::notify::Notify;
 use crate::semaphore::Semaphore;
+
+use self::ring::{Ring, RING_MAX};
 
 pub use self::bounded::{OwnedPermit, Permit, Receiver, Sender, WeakSender};
 pub use self::unbounded::{UnboundedReceiver, UnboundedSender, WeakUnboundedSender};
@@ -102,10 +112,24 @@ pub fn unbounded_channel<T>() -> (UnboundedSender<T>, UnboundedReceiver<T>) {
 const RX_CLOSED: usize = 1;
 const IN_FLIGHT: usize = 2;
 
+/// The queue behind the slots (module docs).
+enum Queue<T> {
+    /// A bounded channel of at most `RING_MAX` slots.
+    Ring(Ring<T>),
+    /// The unbounded MPMC channel's one sender.
+    Locked(channel::Sender<T>),
+}
+
+/// The receiver's end of the queue.
+enum RxQueue<T> {
+    /// The consumer's position in the ring.
+    Ring { head: usize },
+    Locked(channel::Receiver<T>),
+}
+
 /// What the senders and the receiver of one channel share.
 pub(crate) struct Shared<T> {
-    /// The queue's one sender (module docs).
-    queue: channel::Sender<T>,
+    queue: Queue<T>,
     /// Free slots of a bounded channel; `None` when unbounded.
     slots: Option<Semaphore>,
     bound: usize,
@@ -120,8 +144,14 @@ pub(crate) struct Shared<T> {
 }
 
 impl<T> Shared<T> {
-    fn new(bound: Option<usize>) -> (rt_core::sync::Arc<Shared<T>>, channel::Receiver<T>) {
-        let (queue, rx) = channel::unbounded();
+    fn new(bound: Option<usize>) -> (rt_core::sync::Arc<Shared<T>>, RxQueue<T>) {
+        let (queue, rx) = match bound {
+            Some(b) if b <= RING_MAX => (Queue::Ring(Ring::new(b)), RxQueue::Ring { head: 0 }),
+            _ => {
+                let (tx, rx) = channel::unbounded();
+                (Queue::Locked(tx), RxQueue::Locked(rx))
+            }
+        };
         let shared = rt_core::sync::Arc::new(Shared {
             queue,
             slots: bound.map(Semaphore::new),
@@ -132,6 +162,16 @@ impl<T> Shared<T> {
             rx_closed: Notify::new(),
         });
         (shared, rx)
+    }
+
+    /// Closes the queue: the receiver drains it, then sees `None`.
+    fn close_queue(&self) {
+        match &self.queue {
+            Queue::Ring(ring) => ring.close(),
+            Queue::Locked(tx) => {
+                tx.close();
+            }
+        }
     }
 
     /// Rule 1. Returns whether the send may go ahead.
@@ -148,7 +188,7 @@ impl<T> Shared<T> {
     fn end_send(&self) {
         let prev = self.word.fetch_sub(IN_FLIGHT, Ordering::AcqRel);
         if prev == RX_CLOSED | IN_FLIGHT {
-            self.queue.close();
+            self.close_queue();
         }
     }
 
@@ -159,7 +199,7 @@ impl<T> Shared<T> {
             return;
         }
         if prev == 0 {
-            self.queue.close();
+            self.close_queue();
         }
         if let Some(slots) = &self.slots {
             slots.close();
@@ -172,14 +212,21 @@ impl<T> Shared<T> {
         self.word.load(Ordering::Acquire) & RX_CLOSED != 0
     }
 
-    /// Pushes `value` for a send that went through `begin_send`, then ends it.
+    /// Pushes `value` for a send that went through `begin_send` (holding a slot, if bounded),
+    /// then ends it. Fails only on the locked queue once the receiver is gone.
     fn push(&self, value: T) -> Result<(), T> {
-        let out = self.queue.try_send(value).map_err(|e| e.into_inner());
+        let out = match &self.queue {
+            Queue::Ring(ring) => {
+                ring.push(value);
+                Ok(())
+            }
+            Queue::Locked(tx) => tx.try_send(value).map_err(|e| e.into_inner()),
+        };
         self.end_send();
         out
     }
 
-    /// Returns one slot (a permit dropped unused, or a value taken by the receiver).
+    /// Returns `n` slots (a permit dropped unused, or values taken by the receiver).
     fn release_slots(&self, n: usize) {
         if let (Some(slots), true) = (&self.slots, n > 0) {
             slots.add_permits(n);
@@ -211,7 +258,7 @@ impl<T> Shared<T> {
     /// A strong sender went; the last one closes the queue (the receiver drains, then `None`).
     fn drop_sender(&self) {
         if self.senders.fetch_sub(1, Ordering::AcqRel) == 1 {
-            self.queue.close();
+            self.close_queue();
         }
     }
 
@@ -231,16 +278,39 @@ impl<T> Shared<T> {
 /// The receiving half both receivers share.
 pub(crate) struct Rx<T> {
     shared: rt_core::sync::Arc<Shared<T>>,
-    queue: channel::Receiver<T>,
+    queue: RxQueue<T>,
 }
 
 impl<T> Rx<T> {
-    fn new(shared: rt_core::sync::Arc<Shared<T>>, queue: channel::Receiver<T>) -> Rx<T> {
+    fn new(shared: rt_core::sync::Arc<Shared<T>>, queue: RxQueue<T>) -> Rx<T> {
         Rx { shared, queue }
     }
 
+    /// The next value without waiting: `Ok`, or `Err(closed)`.
+    fn take(&mut self) -> Result<T, bool> {
+        match (&mut self.queue, &self.shared.queue) {
+            (RxQueue::Ring { head }, Queue::Ring(ring)) => ring.try_pop(head),
+            (RxQueue::Locked(rx), _) => rx.try_recv().map_err(|e| match e {
+                channel::TryRecvError::Empty => false,
+                channel::TryRecvError::Closed => true,
+            }),
+            _ => unreachable!("the two ends of a queue are of one kind"),
+        }
+    }
+
     fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
-        let out = Pin::new(&mut self.queue).poll_next(cx);
+        let out = match (&mut self.queue, &self.shared.queue) {
+            (RxQueue::Ring { head }, Queue::Ring(ring)) => {
+                let coop = std::task::ready!(coop::poll_proceed(cx));
+                let out = ring.poll_pop(head, cx);
+                if out.is_ready() {
+                    coop.made_progress();
+                }
+                out
+            }
+            (RxQueue::Locked(rx), _) => std::pin::Pin::new(rx).poll_next(cx),
+            _ => unreachable!("the two ends of a queue are of one kind"),
+        };
         if let Poll::Ready(Some(_)) = out {
             self.shared.release_slots(1);
         }
@@ -252,13 +322,13 @@ impl<T> Rx<T> {
     }
 
     fn try_recv(&mut self) -> Result<T, error::TryRecvError> {
-        match self.queue.try_recv() {
+        match self.take() {
             Ok(v) => {
                 self.shared.release_slots(1);
                 Ok(v)
             }
-            Err(channel::TryRecvError::Empty) => Err(error::TryRecvError::Empty),
-            Err(channel::TryRecvError::Closed) => Err(error::TryRecvError::Disconnected),
+            Err(false) => Err(error::TryRecvError::Empty),
+            Err(true) => Err(error::TryRecvError::Disconnected),
         }
     }
 
@@ -281,7 +351,7 @@ impl<T> Rx<T> {
         buffer.push(first);
         let mut taken = 0;
         while taken + 1 < limit {
-            match self.queue.try_recv() {
+            match self.take() {
                 Ok(v) => {
                     buffer.push(v);
                     taken += 1;
@@ -298,17 +368,32 @@ impl<T> Rx<T> {
     }
 
     fn is_closed(&self) -> bool {
-        self.shared.is_closed() || self.queue.is_closed()
+        self.shared.is_closed()
+            || match (&self.queue, &self.shared.queue) {
+                (RxQueue::Ring { .. }, Queue::Ring(ring)) => ring.is_closed(),
+                (RxQueue::Locked(rx), _) => rx.is_closed(),
+                _ => unreachable!("the two ends of a queue are of one kind"),
+            }
     }
 
     fn len(&self) -> usize {
-        self.queue.len()
+        match (&self.queue, &self.shared.queue) {
+            (RxQueue::Ring { head }, Queue::Ring(ring)) => ring.len(*head),
+            (RxQueue::Locked(rx), _) => rx.len(),
+            _ => unreachable!("the two ends of a queue are of one kind"),
+        }
     }
 }
 
 impl<T> Drop for Rx<T> {
     fn drop(&mut self) {
-        // Rule 3; then the queue's receiver drops, which closes it and drops what is queued.
+        // Rule 3. The locked queue's receiver then drops, which closes it and drops what is
+        // queued; the ring is drained here, and a permit that sends after this leaves its value
+        // for the ring's `Drop`.
         self.shared.close_rx();
+        if let (RxQueue::Ring { head }, Queue::Ring(ring)) = (&mut self.queue, &self.shared.queue)
+        {
+            while ring.pop(head).is_some() {}
+        }
     }
 }

@@ -1,0 +1,268 @@
+//! The queue of a bounded `mpsc` channel of at most [`RING_MAX`] slots: a lock-free ring of
+//! stamped slots for many producers and one consumer, where every push holds a slot permit (the
+//! `Semaphore` in `Shared`), so a push never finds the ring full and never fails. This file owns
+//! the layout of the positions and stamps.
+//!
+//! # Positions and stamps
+//!
+//! A position is a plain counter (wrapping); position `p` lives in slot `p & mask`, and the ring
+//! has `size = max(2, bound.next_power_of_two())` slots (`mask = size - 1`), at least as many as
+//! the channel has permits. Each slot has a stamp:
+//!
+//! - stamp `p`: the slot is free for the push at position `p`;
+//! - stamp `p + 1`: it holds the value pushed at position `p`;
+//! - the consumer frees it for the next lap with stamp `p + size`.
+//!
+//! With `size >= 2`, a slot at index `i` holds a value exactly when `stamp & mask == (i + 1) &
+//! mask` (what `Drop` relies on).
+//!
+//! # The protocol
+//!
+//! 1. **Push** (a permit held). Claim a position with `tail.fetch_add(1, AcqRel)`, write the
+//!    value, publish it with the stamp `p + 1` (release), then wake the receiver through
+//!    `rx_waker` (one read-modify-write; the waker is taken, so a running receiver is not woken
+//!    again). The slot is free by then: permits count the values between the consumer and
+//!    `tail`, and the consumer gives a permit back only after it has freed the slot (rule 2). If
+//!    `p` was claimed, `p + 1` claims were made with permits, so at least `p + 1 - bound` pops
+//!    had given theirs back; each claim's `AcqRel` makes the claims before it, and through them
+//!    their permits' acquisitions and the releases those read, happen before it. So the pop of
+//!    position `p - size` has freed the slot, and this push sees that. A push still checks the
+//!    stamp and spins while it is not `p` (never observed; it is the one place a bug in the
+//!    accounting would show up, and it is cheaper than a wrong write).
+//! 2. **Pop** (the one consumer, with its own `head`). The slot at `head` with stamp `head + 1`
+//!    (acquire) holds a value: read it, free the slot (stamp `head + size`, release), advance
+//!    `head`, and only then give the permit back (`Shared::release_slots`). A slot without that
+//!    stamp is empty *or half-written*: a push claimed it and has not published it yet. Either
+//!    way the consumer reports "nothing yet": the half-way push wakes it when it publishes
+//!    (rule 1), so it never waits on the other side.
+//! 3. **Waiting.** A receiver that found nothing registers its waker (`AtomicWaker`'s protocol,
+//!    below) and pops again. The register and the push's wake are read-modify-writes of the one
+//!    `rx_waker` word, so one comes first: if the wake, the register's acquire sees the stamp
+//!    and the second pop takes the value; if the register, the wake finds the waker and wakes.
+//! 4. **Close** (`close`). Stores `closed` (release) and wakes the receiver. The channel closes
+//!    the ring only when no send is in flight (the send word's rules in `mod.rs`, or the last
+//!    sender gone, which no permit outlives), and the read-modify-writes that decide that order
+//!    every push before the close. So a receiver that sees `closed` (acquire) and then finds the
+//!    slot at `head` empty has received everything: no half-written slot is left.
+
+use std::mem::MaybeUninit;
+use std::task::{Context, Poll, Waker};
+
+use rt_core::sync::{spin_loop, AtomicBool, AtomicUsize, Ordering, UnsafeCell};
+
+type Padded<T> = crossbeam_utils::CachePadded<T>;
+
+/// The largest bound served by the ring: its slots are allocated up front, so larger bounded
+/// channels keep the semaphore in front of the unbounded (growing) channel.
+pub(super) const RING_MAX: usize = 4096;
+
+struct Slot<T> {
+    stamp: AtomicUsize,
+    value: UnsafeCell<MaybeUninit<T>>,
+}
+
+pub(super) struct Ring<T> {
+    /// The next position to claim (rule 1).
+    tail: Padded<AtomicUsize>,
+    /// The receiver's waker (rule 3) and the close flag (rule 4), on the consumer's side.
+    rx: Padded<RxSide>,
+    slots: Box<[Slot<T>]>,
+    mask: usize,
+}
+
+struct RxSide {
+    waker: AtomicWaker,
+    closed: AtomicBool,
+}
+
+// SAFETY: values move between threads through the slots (so `T: Send`); a slot's value is
+// written only by the push that claimed its position with `tail` and read only by the consumer
+// after the stamp that publishes it (acquire/release, module docs).
+unsafe impl<T: Send> Send for Ring<T> {}
+// SAFETY: as above; `&Ring` only moves values in and out, never shares a `&T`.
+unsafe impl<T: Send> Sync for Ring<T> {}
+
+impl<T> Ring<T> {
+    /// A ring for a channel of `bound` permits, `1 <= bound <= RING_MAX`.
+    pub(super) fn new(bound: usize) -> Ring<T> {
+        let size = bound.next_power_of_two().max(2);
+        Ring {
+            tail: Padded::new(AtomicUsize::new(0)),
+            rx: Padded::new(RxSide {
+                waker: AtomicWaker::new(),
+                closed: AtomicBool::new(false),
+            }),
+            slots: (0..size)
+                .map(|i| Slot {
+                    stamp: AtomicUsize::new(i),
+                    value: UnsafeCell::new(MaybeUninit::uninit()),
+                })
+                .collect(),
+            mask: size - 1,
+        }
+    }
+
+    /// Rule 1. The caller holds a slot permit for this push.
+    pub(super) fn push(&self, value: T) {
+        let pos = self.tail.fetch_add(1, Ordering::AcqRel);
+        let slot = &self.slots[pos & self.mask];
+        while slot.stamp.load(Ordering::Acquire) != pos {
+            // Not reached while the permits are counted right (module docs).
+            spin_loop();
+        }
+        // SAFETY: the claim gave this thread position `pos`, and the stamp (acquired) says the
+        // consumer has freed the slot: nobody else touches the value until the stamp below.
+        slot.value.with_mut(|p| unsafe { (*p).write(value) });
+        slot.stamp.store(pos.wrapping_add(1), Ordering::Release);
+        self.rx.waker.wake();
+    }
+
+    /// Rule 2: the value at `head`, if it is published.
+    pub(super) fn pop(&self, head: &mut usize) -> Option<T> {
+        let slot = &self.slots[*head & self.mask];
+        if slot.stamp.load(Ordering::Acquire) != head.wrapping_add(1) {
+            return None;
+        }
+        // SAFETY: the stamp (acquired) publishes the value written at position `head`; only the
+        // one consumer (holding `&mut head`) reads it, once, then frees the slot.
+        let value = slot.value.with(|p| unsafe { (*p).assume_init_read() });
+        slot.stamp
+            .store(head.wrapping_add(self.mask + 1), Ordering::Release);
+        *head = head.wrapping_add(1);
+        Some(value)
+    }
+
+    /// Rules 2 to 4: a value, `None` once closed and drained, or pending with the waker
+    /// registered.
+    pub(super) fn poll_pop(&self, head: &mut usize, cx: &Context<'_>) -> Poll<Option<T>> {
+        if let Some(v) = self.pop(head) {
+            return Poll::Ready(Some(v));
+        }
+        if self.rx.closed.load(Ordering::Acquire) {
+            return Poll::Ready(self.pop(head));
+        }
+        self.rx.waker.register(cx.waker());
+        if let Some(v) = self.pop(head) {
+            return Poll::Ready(Some(v));
+        }
+        if self.rx.closed.load(Ordering::Acquire) {
+            return Poll::Ready(self.pop(head));
+        }
+        Poll::Pending
+    }
+
+    /// A value if one is published; `Err(true)` once closed and drained.
+    pub(super) fn try_pop(&self, head: &mut usize) -> Result<T, bool> {
+        if let Some(v) = self.pop(head) {
+            return Ok(v);
+        }
+        if self.rx.closed.load(Ordering::Acquire) {
+            return self.pop(head).ok_or(true);
+        }
+        Err(false)
+    }
+
+    /// Rule 4.
+    pub(super) fn close(&self) {
+        self.rx.closed.store(true, Ordering::Release);
+        self.rx.waker.wake();
+    }
+
+    pub(super) fn is_closed(&self) -> bool {
+        self.rx.closed.load(Ordering::Acquire)
+    }
+
+    /// Claimed positions past `head` (a claimed slot may still be being written).
+    pub(super) fn len(&self, head: usize) -> usize {
+        self.tail.load(Ordering::Acquire).wrapping_sub(head)
+    }
+}
+
+impl<T> Drop for Ring<T> {
+    fn drop(&mut self) {
+        // Exclusive access: every push has published its stamp; a slot holds a value exactly
+        // when its stamp is one past its index, modulo the size (module docs).
+        for (i, slot) in self.slots.iter_mut().enumerate() {
+            let stamp = slot.stamp.load(Ordering::Relaxed);
+            if stamp & self.mask == (i + 1) & self.mask {
+                // SAFETY: the stamp says the slot holds a value no pop has taken; dropped once.
+                slot.value.with_mut(|p| unsafe { (*p).assume_init_drop() });
+            }
+        }
+    }
+}
+
+const WAITING: usize = 0;
+const REGISTERING: usize = 0b01;
+const WAKING: usize = 0b10;
+
+/// futures-rs's `AtomicWaker` (one registering task, any number of wakers): `register` stores
+/// the waker unless a wake is under way, `wake` takes and wakes it. This struct owns the layout
+/// of its state word (`WAITING`, `REGISTERING`, `WAKING`).
+struct AtomicWaker {
+    state: AtomicUsize,
+    waker: UnsafeCell<Option<Waker>>,
+}
+
+impl AtomicWaker {
+    fn new() -> AtomicWaker {
+        AtomicWaker {
+            state: AtomicUsize::new(WAITING),
+            waker: UnsafeCell::new(None),
+        }
+    }
+
+    /// Stores `waker` to be woken by the next `wake`. Only the one consumer calls it.
+    fn register(&self, waker: &Waker) {
+        match self.state.compare_exchange(
+            WAITING,
+            REGISTERING,
+            Ordering::Acquire,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => {
+                // SAFETY: `REGISTERING` (set by us) keeps `wake` off the cell.
+                self.waker.with_mut(|w| unsafe {
+                    match &*w {
+                        Some(old) if old.will_wake(waker) => {}
+                        _ => *w = Some(waker.clone()),
+                    }
+                });
+                if self
+                    .state
+                    .compare_exchange(REGISTERING, WAITING, Ordering::AcqRel, Ordering::Acquire)
+                    .is_err()
+                {
+                    // A wake came while we registered (it set `WAKING` and left the cell to
+                    // us): take the waker back and wake it ourselves.
+                    // SAFETY: the state is `REGISTERING | WAKING`: only we touch the cell.
+                    let w = self.waker.with_mut(|w| unsafe { (*w).take() });
+                    self.state.swap(WAITING, Ordering::AcqRel);
+                    if let Some(w) = w {
+                        w.wake();
+                    }
+                }
+            }
+            Err(WAKING) => {
+                // A wake is taking the old waker right now: ask to be polled again.
+                waker.wake_by_ref();
+            }
+            Err(_) => {
+                // `REGISTERING` set by someone else: not possible with one consumer.
+                waker.wake_by_ref();
+            }
+        }
+    }
+
+    /// Takes the registered waker, if any, and wakes it.
+    fn wake(&self) {
+        if self.state.fetch_or(WAKING, Ordering::AcqRel) == WAITING {
+            // SAFETY: we set `WAKING` over `WAITING`: the cell is ours until we clear it.
+            let w = self.waker.with_mut(|w| unsafe { (*w).take() });
+            self.state.fetch_and(!WAKING, Ordering::Release);
+            if let Some(w) = w {
+                w.wake();
+            }
+        }
+    }
+}
