@@ -19,9 +19,10 @@
 //! # The protocol
 //!
 //! 1. **Push** (a permit held). Claim a position with `tail.fetch_add(1, AcqRel)`, write the
-//!    value, publish it with the stamp `p + 1` (release), then wake the receiver through
-//!    `rx_waker` (one read-modify-write; the waker is taken, so a running receiver is not woken
-//!    again). The slot is free by then: permits count the values between the consumer and
+//!    value, publish it with the stamp `p + 1` (release), then, after a `SeqCst` fence, look at
+//!    `waiting`: if the receiver waits, wake it through its `AtomicWaker` (the waker is taken,
+//!    so a receiver is woken once per wait). A receiver that is running is left alone: no
+//!    read-modify-write on its line per value. The slot is free by then: permits count the values between the consumer and
 //!    `tail`, and the consumer gives a permit back only after it has freed the slot (rule 2). If
 //!    `p` was claimed, `p + 1` claims were made with permits, so at least `p + 1 - bound` pops
 //!    had given theirs back; each claim's `AcqRel` makes the claims before it, and through them
@@ -36,9 +37,11 @@
 //!    way the consumer reports "nothing yet": the half-way push wakes it when it publishes
 //!    (rule 1), so it never waits on the other side.
 //! 3. **Waiting.** A receiver that found nothing registers its waker (`AtomicWaker`'s protocol,
-//!    below) and pops again. The register and the push's wake are read-modify-writes of the one
-//!    `rx_waker` word, so one comes first: if the wake, the register's acquire sees the stamp
-//!    and the second pop takes the value; if the register, the wake finds the waker and wakes.
+//!    below), sets `waiting` (release), and after a `SeqCst` fence pops again. With rule 1's
+//!    fence that is a store-buffering pair: either the push sees `waiting` (and, acquiring it,
+//!    the registered waker, which its wake takes), or the second pop sees the stamp. A receiver
+//!    that takes a value clears `waiting` (only it writes the flag), so pushes stop waking until
+//!    it waits again; every `Pending` it returns comes after a fresh set-fence-pop.
 //! 4. **Close** (`close`). Stores `closed` (release) and wakes the receiver. The channel closes
 //!    the ring only when no send is in flight (the send word's rules in `mod.rs`, or the last
 //!    sender gone, which no permit outlives), and the read-modify-writes that decide that order
@@ -48,7 +51,7 @@
 use std::mem::MaybeUninit;
 use std::task::{Context, Poll, Waker};
 
-use rt_core::sync::{spin_loop, AtomicBool, AtomicUsize, Ordering, UnsafeCell};
+use rt_core::sync::{fence, spin_loop, AtomicBool, AtomicUsize, Ordering, UnsafeCell};
 
 type Padded<T> = crossbeam_utils::CachePadded<T>;
 
@@ -72,6 +75,8 @@ pub(super) struct Ring<T> {
 
 struct RxSide {
     waker: AtomicWaker,
+    /// Set by the receiver before its second look (rule 3), cleared when it takes a value.
+    waiting: AtomicBool,
     closed: AtomicBool,
 }
 
@@ -90,6 +95,7 @@ impl<T> Ring<T> {
             tail: Padded::new(AtomicUsize::new(0)),
             rx: Padded::new(RxSide {
                 waker: AtomicWaker::new(),
+                waiting: AtomicBool::new(false),
                 closed: AtomicBool::new(false),
             }),
             slots: (0..size)
@@ -114,7 +120,11 @@ impl<T> Ring<T> {
         // consumer has freed the slot: nobody else touches the value until the stamp below.
         slot.value.with_mut(|p| unsafe { (*p).write(value) });
         slot.stamp.store(pos.wrapping_add(1), Ordering::Release);
-        self.rx.waker.wake();
+        // Rule 3's pair: the receiver sets `waiting`, fences, and looks at the stamp again.
+        fence(Ordering::SeqCst);
+        if self.rx.waiting.load(Ordering::Acquire) {
+            self.rx.waker.wake();
+        }
     }
 
     /// Rule 2: the value at `head`, if it is published.
@@ -136,13 +146,20 @@ impl<T> Ring<T> {
     /// registered.
     pub(super) fn poll_pop(&self, head: &mut usize, cx: &Context<'_>) -> Poll<Option<T>> {
         if let Some(v) = self.pop(head) {
+            if self.rx.waiting.load(Ordering::Relaxed) {
+                // Only this receiver writes it: pushes stop waking until it waits again.
+                self.rx.waiting.store(false, Ordering::Relaxed);
+            }
             return Poll::Ready(Some(v));
         }
         if self.rx.closed.load(Ordering::Acquire) {
             return Poll::Ready(self.pop(head));
         }
         self.rx.waker.register(cx.waker());
+        self.rx.waiting.store(true, Ordering::Release);
+        fence(Ordering::SeqCst);
         if let Some(v) = self.pop(head) {
+            self.rx.waiting.store(false, Ordering::Relaxed);
             return Poll::Ready(Some(v));
         }
         if self.rx.closed.load(Ordering::Acquire) {
