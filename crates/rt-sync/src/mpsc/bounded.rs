@@ -116,17 +116,24 @@ impl<T> Sender<T> {
     /// # Cancel safety
     /// Cancel safe in that no slot is lost, but the place in the queue of waiting senders is.
     pub async fn reserve(&self) -> Result<Permit<'_, T>, SendError<()>> {
-        match self.slots().acquire().await {
-            Ok(p) => p.forget(),
-            Err(_) => return Err(SendError(())),
+        // A free slot is taken without building the waiting future (no barging: while anyone
+        // waits the semaphore's word holds no permits).
+        match self.slots().try_acquire_raw(1) {
+            Ok(()) => {}
+            Err(TryAcquireError::Closed) => return Err(SendError(())),
+            Err(TryAcquireError::NoPermits) => {
+                if self.slots().acquire_raw(1).await.is_err() {
+                    return Err(SendError(()));
+                }
+            }
         }
         self.permit_for_slot().ok_or(SendError(()))
     }
 
     /// Reserves a slot if one is free now.
     pub fn try_reserve(&self) -> Result<Permit<'_, T>, TrySendError<()>> {
-        match self.slots().try_acquire() {
-            Ok(p) => p.forget(),
+        match self.slots().try_acquire_raw(1) {
+            Ok(()) => {}
             Err(TryAcquireError::NoPermits) => return Err(TrySendError::Full(())),
             Err(TryAcquireError::Closed) => return Err(TrySendError::Closed(())),
         }

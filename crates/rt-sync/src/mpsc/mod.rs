@@ -394,6 +394,7 @@ impl<T> Drop for Rx<T> {
         if let (RxQueue::Ring { head }, Queue::Ring(ring)) = (&mut self.queue, &self.shared.queue)
         {
             while ring.pop(head).is_some() {}
+            ring.receiver_gone();
         }
     }
 }

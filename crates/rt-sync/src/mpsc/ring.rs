@@ -20,9 +20,9 @@
 //!
 //! 1. **Push** (a permit held). Claim a position with `tail.fetch_add(1, AcqRel)`, write the
 //!    value, publish it with the stamp `p + 1` (release), then, after a `SeqCst` fence, look at
-//!    `waiting`: if the receiver waits, wake it through its `AtomicWaker` (the waker is taken,
-//!    so a receiver is woken once per wait). A receiver that is running is left alone: no
-//!    read-modify-write on its line per value. The slot is free by then: permits count the values between the consumer and
+//!    `waiting`: if the receiver waits, the push that clears it (`swap`) wakes it through its
+//!    `AtomicWaker`, so a receiver is woken once per wait. A receiver that is running is left
+//!    alone: no read-modify-write on its line per value. The slot is free by then: permits count the values between the consumer and
 //!    `tail`, and the consumer gives a permit back only after it has freed the slot (rule 2). If
 //!    `p` was claimed, `p + 1` claims were made with permits, so at least `p + 1 - bound` pops
 //!    had given theirs back; each claim's `AcqRel` makes the claims before it, and through them
@@ -39,9 +39,9 @@
 //! 3. **Waiting.** A receiver that found nothing registers its waker (`AtomicWaker`'s protocol,
 //!    below), sets `waiting` (release), and after a `SeqCst` fence pops again. With rule 1's
 //!    fence that is a store-buffering pair: either the push sees `waiting` (and, acquiring it,
-//!    the registered waker, which its wake takes), or the second pop sees the stamp. A receiver
-//!    that takes a value clears `waiting` (only it writes the flag), so pushes stop waking until
-//!    it waits again; every `Pending` it returns comes after a fresh set-fence-pop.
+//!    the registered waker), or the second pop sees the stamp. A receiver that takes a value
+//!    clears `waiting` too, so pushes stop waking until it waits again; every `Pending` it
+//!    returns comes after a fresh set-fence-pop.
 //! 4. **Close** (`close`). Stores `closed` (release) and wakes the receiver. The channel closes
 //!    the ring only when no send is in flight (the send word's rules in `mod.rs`, or the last
 //!    sender gone, which no permit outlives), and the read-modify-writes that decide that order
@@ -122,7 +122,8 @@ impl<T> Ring<T> {
         slot.stamp.store(pos.wrapping_add(1), Ordering::Release);
         // Rule 3's pair: the receiver sets `waiting`, fences, and looks at the stamp again.
         fence(Ordering::SeqCst);
-        if self.rx.waiting.load(Ordering::Acquire) {
+        if self.rx.waiting.load(Ordering::Relaxed) && self.rx.waiting.swap(false, Ordering::AcqRel)
+        {
             self.rx.waker.wake();
         }
     }
@@ -185,6 +186,11 @@ impl<T> Ring<T> {
         self.rx.waker.wake();
     }
 
+    /// The receiver is gone: its waker need not be kept (it may keep its task's memory alive).
+    pub(super) fn receiver_gone(&self) {
+        self.rx.waker.clear();
+    }
+
     pub(super) fn is_closed(&self) -> bool {
         self.rx.closed.load(Ordering::Acquire)
     }
@@ -213,9 +219,12 @@ const WAITING: usize = 0;
 const REGISTERING: usize = 0b01;
 const WAKING: usize = 0b10;
 
-/// futures-rs's `AtomicWaker` (one registering task, any number of wakers): `register` stores
-/// the waker unless a wake is under way, `wake` takes and wakes it. This struct owns the layout
-/// of its state word (`WAITING`, `REGISTERING`, `WAKING`).
+/// futures-rs's `AtomicWaker` for one registering task: `register` stores the waker, `wake`
+/// takes it and wakes it after releasing the cell (so the cell is held for a pointer move only).
+/// Unlike futures-rs, a `register` that finds a wake holding the cell waits for it (a few
+/// instructions) instead of waking its own task, which would make a receiver poll in a loop
+/// while that wake is descheduled. This struct owns the layout of its state word (`WAITING`,
+/// `REGISTERING`, `WAKING`).
 struct AtomicWaker {
     state: AtomicUsize,
     waker: UnsafeCell<Option<Waker>>,
@@ -231,43 +240,57 @@ impl AtomicWaker {
 
     /// Stores `waker` to be woken by the next `wake`. Only the one consumer calls it.
     fn register(&self, waker: &Waker) {
-        match self.state.compare_exchange(
-            WAITING,
-            REGISTERING,
-            Ordering::Acquire,
-            Ordering::Acquire,
-        ) {
-            Ok(_) => {
-                // SAFETY: `REGISTERING` (set by us) keeps `wake` off the cell.
-                self.waker.with_mut(|w| unsafe {
-                    match &*w {
-                        Some(old) if old.will_wake(waker) => {}
-                        _ => *w = Some(waker.clone()),
-                    }
-                });
-                if self
-                    .state
-                    .compare_exchange(REGISTERING, WAITING, Ordering::AcqRel, Ordering::Acquire)
-                    .is_err()
-                {
-                    // A wake came while we registered (it set `WAKING` and left the cell to
-                    // us): take the waker back and wake it ourselves.
-                    // SAFETY: the state is `REGISTERING | WAKING`: only we touch the cell.
-                    let w = self.waker.with_mut(|w| unsafe { (*w).take() });
-                    self.state.swap(WAITING, Ordering::AcqRel);
-                    if let Some(w) = w {
-                        w.wake();
-                    }
+        loop {
+            match self.state.compare_exchange(
+                WAITING,
+                REGISTERING,
+                Ordering::Acquire,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => break,
+                // A wake is moving the waker out of the cell: done in a few instructions.
+                Err(WAKING) => spin_loop(),
+                Err(_) => {
+                    // `REGISTERING` set by someone else: not possible with one consumer.
+                    waker.wake_by_ref();
+                    return;
                 }
             }
-            Err(WAKING) => {
-                // A wake is taking the old waker right now: ask to be polled again.
-                waker.wake_by_ref();
+        }
+        // SAFETY: `REGISTERING` (set by us) keeps `wake` off the cell.
+        self.waker.with_mut(|w| unsafe {
+            match &*w {
+                Some(old) if old.will_wake(waker) => {}
+                _ => *w = Some(waker.clone()),
             }
-            Err(_) => {
-                // `REGISTERING` set by someone else: not possible with one consumer.
-                waker.wake_by_ref();
+        });
+        if self
+            .state
+            .compare_exchange(REGISTERING, WAITING, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            // A wake came while we registered (it set `WAKING` and left the cell to us): take
+            // the waker back and wake it ourselves.
+            // SAFETY: the state is `REGISTERING | WAKING`: only we touch the cell.
+            let w = self.waker.with_mut(|w| unsafe { (*w).take() });
+            self.state.swap(WAITING, Ordering::AcqRel);
+            if let Some(w) = w {
+                w.wake();
             }
+        }
+    }
+
+    /// Drops the registered waker (the receiver is gone).
+    fn clear(&self) {
+        if self
+            .state
+            .compare_exchange(WAITING, REGISTERING, Ordering::Acquire, Ordering::Acquire)
+            .is_ok()
+        {
+            // SAFETY: `REGISTERING` (set by us) keeps `wake` off the cell.
+            let w = self.waker.with_mut(|w| unsafe { (*w).take() });
+            self.state.swap(WAITING, Ordering::AcqRel);
+            drop(w);
         }
     }
 
