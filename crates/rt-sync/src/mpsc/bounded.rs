@@ -45,7 +45,7 @@ impl<T> Sender<T> {
     fn slots(&self) -> &crate::semaphore::Semaphore {
         self.shared
             .slots
-            .as_ref()
+            .as_deref()
             .expect("a bounded channel has slots")
     }
 

@@ -109,6 +109,8 @@ pub fn unbounded_channel<T>() -> (UnboundedSender<T>, UnboundedReceiver<T>) {
     )
 }
 
+type Padded<T> = crossbeam_utils::CachePadded<T>;
+
 const RX_CLOSED: usize = 1;
 const IN_FLIGHT: usize = 2;
 
@@ -130,15 +132,17 @@ enum RxQueue<T> {
 /// What the senders and the receiver of one channel share.
 pub(crate) struct Shared<T> {
     queue: Queue<T>,
-    /// Free slots of a bounded channel; `None` when unbounded.
-    slots: Option<Semaphore>,
+    /// Free slots of a bounded channel; `None` when unbounded. Written by both sides, so on a
+    /// cache line of its own (as `word`, written by senders only): off the lines the ring's
+    /// read-only fields and the counts are read from.
+    slots: Option<Padded<Semaphore>>,
     bound: usize,
     /// Strong senders (a `Sender`/`UnboundedSender`, or an `OwnedPermit` holding one).
     senders: AtomicUsize,
     /// Weak senders.
     weak: AtomicUsize,
     /// The send word (module docs).
-    word: AtomicUsize,
+    word: Padded<AtomicUsize>,
     /// Woken by rule 3, for `Sender::closed`.
     rx_closed: Notify,
 }
@@ -154,11 +158,11 @@ impl<T> Shared<T> {
         };
         let shared = rt_core::sync::Arc::new(Shared {
             queue,
-            slots: bound.map(Semaphore::new),
+            slots: bound.map(|b| Padded::new(Semaphore::new(b))),
             bound: bound.unwrap_or(usize::MAX),
             senders: AtomicUsize::new(1),
             weak: AtomicUsize::new(0),
-            word: AtomicUsize::new(0),
+            word: Padded::new(AtomicUsize::new(0)),
             rx_closed: Notify::new(),
         });
         (shared, rx)
