@@ -15,6 +15,10 @@
 //!   closes; a second sender stays alive. The receiver gets the value exactly when the reserve
 //!   succeeded, then `None` (the ring is closed once the close and the permit are both done),
 //!   and both outcomes occur.
+//! * `closed_receiver_waits_for_unused_permit`: a permit is out (held by a second sender, in
+//!   an `OwnedPermit`) while the receiver closes and waits; the permit is dropped unused on
+//!   another thread. The receiver must see `None` once the permit is back: the ring's receiver
+//!   waits for every slot to come back after a close, and a dropped permit wakes it.
 //! * `receiver_drop_races_permit`: a producer holding a permit sends while the receiver, having
 //!   received one value, is dropped. Each value is dropped exactly once: received, drained by
 //!   the receiver's drop, or left in the ring for its `Drop`.
@@ -96,6 +100,20 @@ fn permit_races_close() {
         outcomes.iter().all(|o| o.load(SeenOrder)),
         "both outcomes occur"
     );
+}
+
+#[test]
+fn closed_receiver_waits_for_unused_permit() {
+    loom::model(|| {
+        let (tx, mut rx) = mpsc::channel::<u32>(1);
+        let permit = tx.clone().try_reserve_owned().ok().unwrap();
+        let holder = thread::spawn(move || drop(permit));
+        rx.close();
+        assert_eq!(block_on(rx.recv()), None);
+        holder.join().unwrap();
+        // `tx` is still alive: only the close and the permit's return can end the channel.
+        drop(tx);
+    });
 }
 
 /// Counts its drops.

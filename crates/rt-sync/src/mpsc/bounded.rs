@@ -142,7 +142,7 @@ impl<T> Sender<T> {
 
     /// With a slot taken: counts the send in flight (rule 1) or gives the slot back.
     fn permit_for_slot(&self) -> Option<Permit<'_, T>> {
-        if self.shared.begin_send() {
+        if self.shared.begin_permit() {
             Some(Permit { sender: self })
         } else {
             self.shared.release_slots(1);
@@ -242,8 +242,7 @@ impl<T> Permit<'_, T> {
 
 impl<T> Drop for Permit<'_, T> {
     fn drop(&mut self) {
-        self.sender.shared.end_send();
-        self.sender.shared.release_slots(1);
+        self.sender.shared.drop_permit();
     }
 }
 
@@ -264,8 +263,7 @@ impl<T> OwnedPermit<T> {
             .sender
             .take()
             .expect("an unused permit holds its sender");
-        sender.shared.end_send();
-        sender.shared.release_slots(1);
+        sender.shared.drop_permit();
         sender
     }
 }
@@ -273,8 +271,7 @@ impl<T> OwnedPermit<T> {
 impl<T> Drop for OwnedPermit<T> {
     fn drop(&mut self) {
         if let Some(sender) = self.sender.take() {
-            sender.shared.end_send();
-            sender.shared.release_slots(1);
+            sender.shared.drop_permit();
         }
     }
 }

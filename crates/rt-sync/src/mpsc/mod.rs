@@ -188,6 +188,40 @@ impl<T> Shared<T> {
         true
     }
 
+    /// A permit (or send) may begin: always on the ring (its slot semaphore is closed with the
+    /// receiver, and the receiver counts permits out, module docs); rule 1 on the locked queue.
+    fn begin_permit(&self) -> bool {
+        match &self.queue {
+            Queue::Ring(_) => true,
+            Queue::Locked(_) => self.begin_send(),
+        }
+    }
+
+    /// A permit went unused: its slot goes back (rule 2 on the locked queue). On the ring, a
+    /// receiver that closed may be waiting for the last permit out: it is woken.
+    fn drop_permit(&self) {
+        match &self.queue {
+            Queue::Ring(ring) => {
+                self.release_slots(1);
+                ring.wake_receiver();
+            }
+            Queue::Locked(_) => {
+                self.end_send();
+                self.release_slots(1);
+            }
+        }
+    }
+
+    /// On the ring: the receiver closed and every slot is back (no permit out, nothing queued),
+    /// so nothing more can come.
+    fn ring_done(&self) -> bool {
+        self.is_closed()
+            && self
+                .slots
+                .as_ref()
+                .is_some_and(|s| s.available_permits() == self.bound)
+    }
+
     /// Rule 2.
     fn end_send(&self) {
         let prev = self.word.fetch_sub(IN_FLIGHT, Ordering::AcqRel);
@@ -202,7 +236,8 @@ impl<T> Shared<T> {
         if prev & RX_CLOSED != 0 {
             return;
         }
-        if prev == 0 {
+        if prev == 0 && matches!(self.queue, Queue::Locked(_)) {
+            // (The ring is not closed here: its receiver waits for the permits out instead.)
             self.close_queue();
         }
         if let Some(slots) = &self.slots {
@@ -216,18 +251,20 @@ impl<T> Shared<T> {
         self.word.load(Ordering::Acquire) & RX_CLOSED != 0
     }
 
-    /// Pushes `value` for a send that went through `begin_send` (holding a slot, if bounded),
-    /// then ends it. Fails only on the locked queue once the receiver is gone.
+    /// Pushes `value` for a send that went through `begin_permit` or `begin_send` (holding a
+    /// slot, if bounded), then ends it. Fails only on the locked queue once the receiver is gone.
     fn push(&self, value: T) -> Result<(), T> {
-        let out = match &self.queue {
+        match &self.queue {
             Queue::Ring(ring) => {
                 ring.push(value);
                 Ok(())
             }
-            Queue::Locked(tx) => tx.try_send(value).map_err(|e| e.into_inner()),
-        };
-        self.end_send();
-        out
+            Queue::Locked(tx) => {
+                let out = tx.try_send(value).map_err(|e| e.into_inner());
+                self.end_send();
+                out
+            }
+        }
     }
 
     /// Returns `n` slots (a permit dropped unused, or values taken by the receiver).
@@ -293,7 +330,9 @@ impl<T> Rx<T> {
     /// The next value without waiting: `Ok`, or `Err(closed)`.
     fn take(&mut self) -> Result<T, bool> {
         match (&mut self.queue, &self.shared.queue) {
-            (RxQueue::Ring { head }, Queue::Ring(ring)) => ring.try_pop(head),
+            (RxQueue::Ring { head }, Queue::Ring(ring)) => {
+                ring.try_pop(head, || self.shared.ring_done())
+            }
             (RxQueue::Locked(rx), _) => rx.try_recv().map_err(|e| match e {
                 channel::TryRecvError::Empty => false,
                 channel::TryRecvError::Closed => true,
@@ -306,7 +345,7 @@ impl<T> Rx<T> {
         let out = match (&mut self.queue, &self.shared.queue) {
             (RxQueue::Ring { head }, Queue::Ring(ring)) => {
                 let coop = std::task::ready!(coop::poll_proceed(cx));
-                let out = ring.poll_pop(head, cx);
+                let out = ring.poll_pop(head, cx, || self.shared.ring_done());
                 if out.is_ready() {
                     coop.made_progress();
                 }

@@ -145,7 +145,12 @@ impl<T> Ring<T> {
 
     /// Rules 2 to 4: a value, `None` once closed and drained, or pending with the waker
     /// registered.
-    pub(super) fn poll_pop(&self, head: &mut usize, cx: &Context<'_>) -> Poll<Option<T>> {
+    pub(super) fn poll_pop(
+        &self,
+        head: &mut usize,
+        cx: &Context<'_>,
+        done: impl Fn() -> bool,
+    ) -> Poll<Option<T>> {
         if let Some(v) = self.pop(head) {
             if self.rx.waiting.load(Ordering::Relaxed) {
                 // Only this receiver writes it: pushes stop waking until it waits again.
@@ -153,7 +158,7 @@ impl<T> Ring<T> {
             }
             return Poll::Ready(Some(v));
         }
-        if self.rx.closed.load(Ordering::Acquire) {
+        if self.rx.closed.load(Ordering::Acquire) || done() {
             return Poll::Ready(self.pop(head));
         }
         self.rx.waker.register(cx.waker());
@@ -163,18 +168,18 @@ impl<T> Ring<T> {
             self.rx.waiting.store(false, Ordering::Relaxed);
             return Poll::Ready(Some(v));
         }
-        if self.rx.closed.load(Ordering::Acquire) {
+        if self.rx.closed.load(Ordering::Acquire) || done() {
             return Poll::Ready(self.pop(head));
         }
         Poll::Pending
     }
 
     /// A value if one is published; `Err(true)` once closed and drained.
-    pub(super) fn try_pop(&self, head: &mut usize) -> Result<T, bool> {
+    pub(super) fn try_pop(&self, head: &mut usize, done: impl Fn() -> bool) -> Result<T, bool> {
         if let Some(v) = self.pop(head) {
             return Ok(v);
         }
-        if self.rx.closed.load(Ordering::Acquire) {
+        if self.rx.closed.load(Ordering::Acquire) || done() {
             return self.pop(head).ok_or(true);
         }
         Err(false)
@@ -183,6 +188,11 @@ impl<T> Ring<T> {
     /// Rule 4.
     pub(super) fn close(&self) {
         self.rx.closed.store(true, Ordering::Release);
+        self.rx.waker.wake();
+    }
+
+    /// Wakes the receiver whether or not it waits (a permit given back unused: rare).
+    pub(super) fn wake_receiver(&self) {
         self.rx.waker.wake();
     }
 
