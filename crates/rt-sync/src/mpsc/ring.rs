@@ -74,9 +74,10 @@ pub(super) struct Ring<T> {
 }
 
 struct RxSide {
-    waker: AtomicWaker,
-    /// Set by the receiver before its second look (rule 3), cleared when it takes a value.
-    waiting: AtomicBool,
+    /// The receiver's parking word (`IDLE`, `REGISTERING`, `PARKED`, `WAKING`; rule 3).
+    state: AtomicUsize,
+    /// The receiver's waker: written under `REGISTERING`, taken under `WAKING`.
+    waker: UnsafeCell<Option<Waker>>,
     closed: AtomicBool,
 }
 
@@ -94,8 +95,8 @@ impl<T> Ring<T> {
         Ring {
             tail: Padded::new(AtomicUsize::new(0)),
             rx: Padded::new(RxSide {
-                waker: AtomicWaker::new(),
-                waiting: AtomicBool::new(false),
+                state: AtomicUsize::new(IDLE),
+                waker: UnsafeCell::new(None),
                 closed: AtomicBool::new(false),
             }),
             slots: (0..size)
@@ -120,11 +121,73 @@ impl<T> Ring<T> {
         // consumer has freed the slot: nobody else touches the value until the stamp below.
         slot.value.with_mut(|p| unsafe { (*p).write(value) });
         slot.stamp.store(pos.wrapping_add(1), Ordering::Release);
-        // Rule 3's pair: the receiver sets `waiting`, fences, and looks at the stamp again.
+        self.unpark();
+    }
+
+    /// Rule 3, the waking side: after a `SeqCst` fence (pairing with `park`'s), wakes the
+    /// receiver if it is parked. One compare-and-swap elects the waker; nothing is written
+    /// while the receiver is not parked.
+    fn unpark(&self) {
         fence(Ordering::SeqCst);
-        if self.rx.waiting.load(Ordering::Relaxed) && self.rx.waiting.swap(false, Ordering::AcqRel)
+        if self.rx.state.load(Ordering::Relaxed) == PARKED
+            && self
+                .rx
+                .state
+                .compare_exchange(PARKED, WAKING, Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
         {
-            self.rx.waker.wake();
+            // SAFETY: `WAKING` (set by us over `PARKED`) gives us the cell: the receiver writes
+            // it only under `REGISTERING`, which it takes from `IDLE` or `PARKED` alone.
+            let w = self.rx.waker.with_mut(|w| unsafe { (*w).take() });
+            self.rx.state.store(IDLE, Ordering::Release);
+            if let Some(w) = w {
+                w.wake();
+            }
+        }
+    }
+
+    /// Rule 3, the receiver's side: registers `waker` and publishes `PARKED`, then fences.
+    fn park(&self, waker: &Waker) {
+        let mut s = self.rx.state.load(Ordering::Relaxed);
+        loop {
+            if s == WAKING {
+                // A wake is moving the old waker out: a few instructions.
+                spin_loop();
+                s = self.rx.state.load(Ordering::Relaxed);
+                continue;
+            }
+            match self.rx.state.compare_exchange(
+                s,
+                REGISTERING,
+                Ordering::Acquire,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => break,
+                Err(actual) => s = actual,
+            }
+        }
+        // SAFETY: `REGISTERING` (set by us) keeps wakes off the cell; nobody else writes the
+        // state until we store `PARKED`.
+        self.rx.waker.with_mut(|w| unsafe {
+            match &*w {
+                Some(old) if old.will_wake(waker) => {}
+                _ => *w = Some(waker.clone()),
+            }
+        });
+        self.rx.state.store(PARKED, Ordering::Release);
+        fence(Ordering::SeqCst);
+    }
+
+    /// The receiver found a value after all: no wake is needed (one that already took the
+    /// waker goes ahead harmlessly).
+    fn cancel_park(&self) {
+        if self.rx.state.load(Ordering::Relaxed) == PARKED {
+            let _ = self.rx.state.compare_exchange(
+                PARKED,
+                IDLE,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            );
         }
     }
 
@@ -152,23 +215,22 @@ impl<T> Ring<T> {
         done: impl Fn() -> bool,
     ) -> Poll<Option<T>> {
         if let Some(v) = self.pop(head) {
-            if self.rx.waiting.load(Ordering::Relaxed) {
-                // Only this receiver writes it: pushes stop waking until it waits again.
-                self.rx.waiting.store(false, Ordering::Relaxed);
-            }
+            // Parked by an earlier poll that was woken for something else: pushes need not
+            // wake it now.
+            self.cancel_park();
             return Poll::Ready(Some(v));
         }
         if self.rx.closed.load(Ordering::Acquire) || done() {
+            self.cancel_park();
             return Poll::Ready(self.pop(head));
         }
-        self.rx.waker.register(cx.waker());
-        self.rx.waiting.store(true, Ordering::Release);
-        fence(Ordering::SeqCst);
+        self.park(cx.waker());
         if let Some(v) = self.pop(head) {
-            self.rx.waiting.store(false, Ordering::Relaxed);
+            self.cancel_park();
             return Poll::Ready(Some(v));
         }
         if self.rx.closed.load(Ordering::Acquire) || done() {
+            self.cancel_park();
             return Poll::Ready(self.pop(head));
         }
         Poll::Pending
@@ -188,17 +250,30 @@ impl<T> Ring<T> {
     /// Rule 4.
     pub(super) fn close(&self) {
         self.rx.closed.store(true, Ordering::Release);
-        self.rx.waker.wake();
+        self.unpark();
     }
 
-    /// Wakes the receiver whether or not it waits (a permit given back unused: rare).
+    /// Wakes the receiver if it waits (a permit given back unused: it may be the last one a
+    /// closed receiver waits for).
     pub(super) fn wake_receiver(&self) {
-        self.rx.waker.wake();
+        self.unpark();
     }
 
     /// The receiver is gone: its waker need not be kept (it may keep its task's memory alive).
     pub(super) fn receiver_gone(&self) {
-        self.rx.waker.clear();
+        let s = self.rx.state.load(Ordering::Relaxed);
+        if s != WAKING
+            && self
+                .rx
+                .state
+                .compare_exchange(s, REGISTERING, Ordering::Acquire, Ordering::Relaxed)
+                .is_ok()
+        {
+            // SAFETY: `REGISTERING` (set by us) keeps wakes off the cell.
+            let w = self.rx.waker.with_mut(|w| unsafe { (*w).take() });
+            self.rx.state.store(IDLE, Ordering::Release);
+            drop(w);
+        }
     }
 
     pub(super) fn is_closed(&self) -> bool {
@@ -225,94 +300,13 @@ impl<T> Drop for Ring<T> {
     }
 }
 
-const WAITING: usize = 0;
-const REGISTERING: usize = 0b01;
-const WAKING: usize = 0b10;
-
-/// futures-rs's `AtomicWaker` for one registering task: `register` stores the waker, `wake`
-/// takes it and wakes it after releasing the cell (so the cell is held for a pointer move only).
-/// Unlike futures-rs, a `register` that finds a wake holding the cell waits for it (a few
-/// instructions) instead of waking its own task, which would make a receiver poll in a loop
-/// while that wake is descheduled. This struct owns the layout of its state word (`WAITING`,
-/// `REGISTERING`, `WAKING`).
-struct AtomicWaker {
-    state: AtomicUsize,
-    waker: UnsafeCell<Option<Waker>>,
-}
-
-impl AtomicWaker {
-    fn new() -> AtomicWaker {
-        AtomicWaker {
-            state: AtomicUsize::new(WAITING),
-            waker: UnsafeCell::new(None),
-        }
-    }
-
-    /// Stores `waker` to be woken by the next `wake`. Only the one consumer calls it.
-    fn register(&self, waker: &Waker) {
-        loop {
-            match self.state.compare_exchange(
-                WAITING,
-                REGISTERING,
-                Ordering::Acquire,
-                Ordering::Acquire,
-            ) {
-                Ok(_) => break,
-                // A wake is moving the waker out of the cell: done in a few instructions.
-                Err(WAKING) => spin_loop(),
-                Err(_) => {
-                    // `REGISTERING` set by someone else: not possible with one consumer.
-                    waker.wake_by_ref();
-                    return;
-                }
-            }
-        }
-        // SAFETY: `REGISTERING` (set by us) keeps `wake` off the cell.
-        self.waker.with_mut(|w| unsafe {
-            match &*w {
-                Some(old) if old.will_wake(waker) => {}
-                _ => *w = Some(waker.clone()),
-            }
-        });
-        if self
-            .state
-            .compare_exchange(REGISTERING, WAITING, Ordering::AcqRel, Ordering::Acquire)
-            .is_err()
-        {
-            // A wake came while we registered (it set `WAKING` and left the cell to us): take
-            // the waker back and wake it ourselves.
-            // SAFETY: the state is `REGISTERING | WAKING`: only we touch the cell.
-            let w = self.waker.with_mut(|w| unsafe { (*w).take() });
-            self.state.swap(WAITING, Ordering::AcqRel);
-            if let Some(w) = w {
-                w.wake();
-            }
-        }
-    }
-
-    /// Drops the registered waker (the receiver is gone).
-    fn clear(&self) {
-        if self
-            .state
-            .compare_exchange(WAITING, REGISTERING, Ordering::Acquire, Ordering::Acquire)
-            .is_ok()
-        {
-            // SAFETY: `REGISTERING` (set by us) keeps `wake` off the cell.
-            let w = self.waker.with_mut(|w| unsafe { (*w).take() });
-            self.state.swap(WAITING, Ordering::AcqRel);
-            drop(w);
-        }
-    }
-
-    /// Takes the registered waker, if any, and wakes it.
-    fn wake(&self) {
-        if self.state.fetch_or(WAKING, Ordering::AcqRel) == WAITING {
-            // SAFETY: we set `WAKING` over `WAITING`: the cell is ours until we clear it.
-            let w = self.waker.with_mut(|w| unsafe { (*w).take() });
-            self.state.fetch_and(!WAKING, Ordering::Release);
-            if let Some(w) = w {
-                w.wake();
-            }
-        }
-    }
-}
+// The receiver's parking word (rule 3); this file owns its values.
+/// Not parked: pushes do not wake.
+const IDLE: usize = 0;
+/// The receiver is writing its waker.
+const REGISTERING: usize = 1;
+/// The receiver waits with its waker in the cell: the next push (or close, or returned permit)
+/// wakes it.
+const PARKED: usize = 2;
+/// A waker elected by `PARKED -> WAKING` is taking the waker out of the cell.
+const WAKING: usize = 3;
