@@ -69,7 +69,10 @@ fn half_written_slot() {
             }
             got
         });
-        assert!(a.join().unwrap() && b.join().unwrap(), "two slots, two sends");
+        assert!(
+            a.join().unwrap() && b.join().unwrap(),
+            "two slots, two sends"
+        );
         got.sort_unstable();
         assert_eq!(got, [1, 2], "both values once");
     });

@@ -89,10 +89,18 @@ fn values_are_dropped_once_whichever_end_goes_first() {
     tx.try_send(Counted(drops.clone())).ok().unwrap();
     let permit = tx.try_reserve().unwrap();
     drop(rx);
-    assert_eq!(drops.load(Ordering::Relaxed), 2, "the receiver's drop drops what is queued");
+    assert_eq!(
+        drops.load(Ordering::Relaxed),
+        2,
+        "the receiver's drop drops what is queued"
+    );
     permit.send(Counted(drops.clone()));
     drop(tx);
-    assert_eq!(drops.load(Ordering::Relaxed), 3, "a later send is dropped with the channel");
+    assert_eq!(
+        drops.load(Ordering::Relaxed),
+        3,
+        "a later send is dropped with the channel"
+    );
     // The senders first: the receiver still gets the values, then drops the rest.
     let (tx, mut rx) = mpsc::channel::<Counted>(4);
     for _ in 0..3 {

@@ -29,8 +29,9 @@
 //!
 //! - a bounded channel of 1 to `RING_MAX` (4,096) slots: the lock-free ring of `ring.rs`, for
 //!   many producers and this one consumer. A permit guarantees its push a free slot, so a push
-//!   is one `fetch_add`, a write, a stamp and a wake of the receiver's `AtomicWaker`; the
-//!   receiver pops without a compare-and-swap (its `head` is its own);
+//!   is one `fetch_add`, a write, a stamp, and a fence and a look at the receiver's parking
+//!   word (a wake only when it is parked); the receiver pops without a compare-and-swap (its
+//!   `head` is its own);
 //! - an unbounded channel, or a bounded one above `RING_MAX` (whose ring would be allocated up
 //!   front): an unbounded [`channel`](mod@crate::channel) (its lock-based hand-off, growing
 //!   buffer, FIFO order and cancel-safe `recv`), with the semaphore in front for a bound.
@@ -63,7 +64,16 @@
 //! All three are one read-modify-write on the word, so exactly one party sees "closed and none
 //! in flight" and closes the queue; a `begin_send` that raced with `close` either counted
 //! before it (and its `end_send` closes the queue) or saw `RX_CLOSED`. Closing twice is
-//! harmless. Modelled in `loom-tests/tests/mpsc_close.rs` (and, for the ring, `mpsc_ring.rs`).
+//! harmless. Modelled in `loom-tests/tests/mpsc_close.rs`.
+//!
+//! **On the ring the in-flight count is not kept** (two read-modify-writes per send saved), as
+//! in tokio: the word only carries `RX_CLOSED`, rule 3 closes the semaphore but not the ring,
+//! and the receiver, finding the ring empty with `RX_CLOSED` set, ends once every slot permit
+//! is back (`Shared::ring_done`: the semaphore holds all `bound` permits, so no permit is out
+//! and nothing is queued; the semaphore is closed, so none can be taken again). A permit given
+//! back unused wakes the receiver if it is parked, since it may be the last one out. The last
+//! strong sender going still closes the ring (`Ring::close`). Modelled in
+//! `loom-tests/tests/mpsc_ring.rs`.
 
 mod bounded;
 pub mod error;
@@ -115,6 +125,8 @@ const RX_CLOSED: usize = 1;
 const IN_FLIGHT: usize = 2;
 
 /// The queue behind the slots (module docs).
+// One per channel, inside its `Arc`: boxing the ring would add a pointer chase per operation.
+#[allow(clippy::large_enum_variant)]
 enum Queue<T> {
     /// A bounded channel of at most `RING_MAX` slots.
     Ring(Ring<T>),
@@ -125,7 +137,9 @@ enum Queue<T> {
 /// The receiver's end of the queue.
 enum RxQueue<T> {
     /// The consumer's position in the ring.
-    Ring { head: usize },
+    Ring {
+        head: usize,
+    },
     Locked(channel::Receiver<T>),
 }
 
@@ -434,8 +448,7 @@ impl<T> Drop for Rx<T> {
         // queued; the ring is drained here, and a permit that sends after this leaves its value
         // for the ring's `Drop`.
         self.shared.close_rx();
-        if let (RxQueue::Ring { head }, Queue::Ring(ring)) = (&mut self.queue, &self.shared.queue)
-        {
+        if let (RxQueue::Ring { head }, Queue::Ring(ring)) = (&mut self.queue, &self.shared.queue) {
             while ring.pop(head).is_some() {}
             ring.receiver_gone();
         }

@@ -1,7 +1,7 @@
 //! The queue of a bounded `mpsc` channel of at most [`RING_MAX`] slots: a lock-free ring of
 //! stamped slots for many producers and one consumer, where every push holds a slot permit (the
 //! `Semaphore` in `Shared`), so a push never finds the ring full and never fails. This file owns
-//! the layout of the positions and stamps.
+//! the layout of the positions and stamps, and the values of the receiver's parking word.
 //!
 //! # Positions and stamps
 //!
@@ -19,13 +19,11 @@
 //! # The protocol
 //!
 //! 1. **Push** (a permit held). Claim a position with `tail.fetch_add(1, AcqRel)`, write the
-//!    value, publish it with the stamp `p + 1` (release), then, after a `SeqCst` fence, look at
-//!    `waiting`: if the receiver waits, the push that clears it (`swap`) wakes it through its
-//!    `AtomicWaker`, so a receiver is woken once per wait. A receiver that is running is left
-//!    alone: no read-modify-write on its line per value. The slot is free by then: permits count the values between the consumer and
-//!    `tail`, and the consumer gives a permit back only after it has freed the slot (rule 2). If
-//!    `p` was claimed, `p + 1` claims were made with permits, so at least `p + 1 - bound` pops
-//!    had given theirs back; each claim's `AcqRel` makes the claims before it, and through them
+//!    value, publish it with the stamp `p + 1` (release), then `unpark` (rule 3). The slot is
+//!    free by then: permits count the values between the consumer and `tail`, and the consumer
+//!    gives a permit back only after it has freed the slot (rule 2). If `p` was claimed,
+//!    `p + 1` claims were made with permits, so at least `p + 1 - bound` pops had given theirs
+//!    back; each claim's `AcqRel` makes the claims before it, and through them
 //!    their permits' acquisitions and the releases those read, happen before it. So the pop of
 //!    position `p - size` has freed the slot, and this push sees that. A push still checks the
 //!    stamp and spins while it is not `p` (never observed; it is the one place a bug in the
@@ -36,17 +34,24 @@
 //!    stamp is empty *or half-written*: a push claimed it and has not published it yet. Either
 //!    way the consumer reports "nothing yet": the half-way push wakes it when it publishes
 //!    (rule 1), so it never waits on the other side.
-//! 3. **Waiting.** A receiver that found nothing registers its waker (`AtomicWaker`'s protocol,
-//!    below), sets `waiting` (release), and after a `SeqCst` fence pops again. With rule 1's
-//!    fence that is a store-buffering pair: either the push sees `waiting` (and, acquiring it,
-//!    the registered waker), or the second pop sees the stamp. A receiver that takes a value
-//!    clears `waiting` too, so pushes stop waking until it waits again; every `Pending` it
-//!    returns comes after a fresh set-fence-pop.
-//! 4. **Close** (`close`). Stores `closed` (release) and wakes the receiver. The channel closes
-//!    the ring only when no send is in flight (the send word's rules in `mod.rs`, or the last
-//!    sender gone, which no permit outlives), and the read-modify-writes that decide that order
-//!    every push before the close. So a receiver that sees `closed` (acquire) and then finds the
-//!    slot at `head` empty has received everything: no half-written slot is left.
+//! 3. **Waiting: the parking word** (`IDLE`, `REGISTERING`, `PARKED`, `WAKING`). A receiver
+//!    that found nothing `park`s: it takes `REGISTERING` from `IDLE` or `PARKED` (waiting
+//!    while a wake holds `WAKING`: a pointer move), puts its waker in the cell, stores `PARKED`
+//!    (release), and after a `SeqCst` fence pops again (and looks at the close again). A push
+//!    (or a close, or a permit given back unused) `unpark`s: after its own `SeqCst` fence it
+//!    looks at the word and, only if it reads `PARKED`, elects itself with one
+//!    `PARKED -> WAKING` compare-and-swap, takes the waker, stores `IDLE` and wakes it. The two
+//!    fences make a store-buffering pair: either the push sees `PARKED` (and, acquiring it, the
+//!    waker), or the receiver's second pop sees the stamp. Nothing writes the word while the
+//!    receiver is running (a push only loads it), and a receiver that finds a value after
+//!    parking puts the word back to `IDLE` (`cancel_park`), so running receivers are not woken.
+//! 4. **Close** (`close`). Stores `closed` (release) and unparks the receiver. The channel
+//!    closes the ring only when the last strong sender goes, which no permit outlives, and the
+//!    senders count's read-modify-writes order every push before it. So a receiver that sees
+//!    `closed` (acquire) and then finds the slot at `head` empty has received everything: no
+//!    half-written slot is left. After `Receiver::close` the ring is not closed; the receiver
+//!    ends once every slot permit is back (`done`, `mod.rs`), and a permit given back unused
+//!    unparks it.
 
 use std::mem::MaybeUninit;
 use std::task::{Context, Poll, Waker};
@@ -182,12 +187,10 @@ impl<T> Ring<T> {
     /// waker goes ahead harmlessly).
     fn cancel_park(&self) {
         if self.rx.state.load(Ordering::Relaxed) == PARKED {
-            let _ = self.rx.state.compare_exchange(
-                PARKED,
-                IDLE,
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            );
+            let _ =
+                self.rx
+                    .state
+                    .compare_exchange(PARKED, IDLE, Ordering::Relaxed, Ordering::Relaxed);
         }
     }
 
