@@ -8,6 +8,8 @@
 //!
 //! `CHAN_CPU_MPSC=1`: the same two workloads on `rt::sync::mpsc` (`channel(1024)` /
 //! `channel(1)` pairs) for rt, and on `tokio::sync::mpsc` with `CHAN_CPU_RUNTIME=tokio`.
+//! `CHAN_CPU_WORKLOAD=unbounded` (with `CHAN_CPU_MPSC=1`): the producers' round on
+//! `unbounded_channel()`.
 //!
 //! `CHAN_CPU_RUNTIME=rt` (default), `peer` (async-executor + async-channel) or `tokio` (mpsc
 //! only);
@@ -85,6 +87,33 @@ macro_rules! mpsc_round {
                 $spawn(async move {
                     for i in 0..PER_PRODUCER {
                         tx.send(p * PER_PRODUCER + i).await.unwrap();
+                    }
+                });
+            }
+            drop(tx);
+            let sum = $spawn(async move {
+                let mut sum = 0u64;
+                while let Some(v) = rx.recv().await {
+                    sum = sum.wrapping_add(v);
+                }
+                sum
+            });
+            assert_eq!(sum.await.unwrap(), EXPECT);
+        })
+    }};
+}
+
+/// `mpsc_round!` on `unbounded_channel()`.
+macro_rules! mpsc_unbounded_round {
+    ($block_on:expr, $mpsc:path, $spawn:path) => {{
+        use $mpsc as mpsc;
+        $block_on(async {
+            let (tx, mut rx) = mpsc::unbounded_channel::<u64>();
+            for p in 0..PRODUCERS {
+                let tx = tx.clone();
+                $spawn(async move {
+                    for i in 0..PER_PRODUCER {
+                        tx.send(p * PER_PRODUCER + i).unwrap();
                     }
                 });
             }
@@ -181,6 +210,7 @@ fn main() {
     let ping_pong = std::env::var("CHAN_CPU_WORKLOAD").is_ok_and(|v| v == "pingpong");
     let n = (iters as u64 * if ping_pong { TRIPS } else { N }) as f64;
     let mpsc = std::env::var("CHAN_CPU_MPSC").is_ok_and(|v| v == "1");
+    let unbounded = std::env::var("CHAN_CPU_WORKLOAD").is_ok_and(|v| v == "unbounded");
     if std::env::var("CHAN_CPU_RUNTIME").is_ok_and(|v| v == "tokio") {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(workers)
@@ -190,6 +220,8 @@ fn main() {
         for _ in 0..iters {
             if ping_pong {
                 mpsc_ping_pong!(|f| rt.block_on(f), tokio::sync::mpsc, tokio::spawn);
+            } else if unbounded {
+                mpsc_unbounded_round!(|f| rt.block_on(f), tokio::sync::mpsc, tokio::spawn);
             } else {
                 mpsc_round!(|f| rt.block_on(f), tokio::sync::mpsc, tokio::spawn);
             }
@@ -230,6 +262,9 @@ fn main() {
             (true, false) => rt_ping_pong(&rt),
             (false, false) => rt_round(&rt),
             (true, true) => mpsc_ping_pong!(|f| rt.block_on(f), rt::sync::mpsc, rt::spawn),
+            (false, true) if unbounded => {
+                mpsc_unbounded_round!(|f| rt.block_on(f), rt::sync::mpsc, rt::spawn)
+            }
             (false, true) => mpsc_round!(|f| rt.block_on(f), rt::sync::mpsc, rt::spawn),
         }
     }

@@ -44,8 +44,8 @@
 //! ```text
 //!  bit  usize::BITS-1                           1   0
 //!      +---------------------------------------+-----------+
-//!      |  sends in flight (permits held, plus  | RX_CLOSED |
-//!      |  unbounded sends between their steps) |           |
+//!      |  sends in flight (permits held on the | RX_CLOSED |
+//!      |  locked queue of a bound > RING_MAX)  |           |
 //!      +---------------------------------------+-----------+
 //! ```
 //!
@@ -53,8 +53,10 @@
 //! held still send, and the receiver drains everything before it sees `None`. So the queue may
 //! close only once `RX_CLOSED` is set *and* no send is in flight. The rules:
 //!
-//! 1. A send or permit first adds one in-flight unit (`begin_send`); if the word it replaced had
-//!    `RX_CLOSED`, it takes the unit back (rule 2) and fails.
+//! 1. A permit first adds one in-flight unit (`begin_send`); if the word it replaced had
+//!    `RX_CLOSED`, it takes the unit back (rule 2) and fails. (An unbounded send is not
+//!    counted: with no permits to honour, a send that races the close may simply fail, so it
+//!    goes straight into the queue, which rule 3 then closes at once.)
 //! 2. A send ends (`end_send`: the permit sent or was dropped) by taking its unit back; the one
 //!    that takes the last unit while `RX_CLOSED` is set closes the queue.
 //! 3. `Receiver::close` (and dropping the receiver) sets `RX_CLOSED`; if no send was in flight
@@ -278,6 +280,15 @@ impl<T> Shared<T> {
                 self.end_send();
                 out
             }
+        }
+    }
+
+    /// An unbounded send: straight into the locked queue, which `close_rx` closes at once (no
+    /// send of an unbounded channel is ever counted in flight).
+    fn push_unbounded(&self, value: T) -> Result<(), T> {
+        match &self.queue {
+            Queue::Locked(tx) => tx.try_send(value).map_err(|e| e.into_inner()),
+            Queue::Ring(_) => unreachable!("an unbounded channel has the locked queue"),
         }
     }
 
