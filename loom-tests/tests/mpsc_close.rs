@@ -6,7 +6,8 @@
 //!   received; either way the receiver then sees `None` — the queue is closed exactly when the
 //!   close and the last in-flight send have both happened (a queue never closed would leave
 //!   `recv` waiting forever, which loom reports as a deadlock).
-//! * `close_races_an_unbounded_send`: the same for the synchronous unbounded send.
+//! * `close_races_an_unbounded_send`: the same for the synchronous unbounded send, which is
+//!   not counted in flight: it queued before the close (and is received) or fails.
 //!
 //! The queue itself (rt-sync's channel, two mutexes) and the slot semaphore are run as they
 //! ship, not modelled separately here.

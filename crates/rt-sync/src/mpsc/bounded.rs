@@ -45,7 +45,7 @@ impl<T> Sender<T> {
     fn slots(&self) -> &crate::semaphore::Semaphore {
         self.shared
             .slots
-            .as_ref()
+            .as_deref()
             .expect("a bounded channel has slots")
     }
 
@@ -116,17 +116,24 @@ impl<T> Sender<T> {
     /// # Cancel safety
     /// Cancel safe in that no slot is lost, but the place in the queue of waiting senders is.
     pub async fn reserve(&self) -> Result<Permit<'_, T>, SendError<()>> {
-        match self.slots().acquire().await {
-            Ok(p) => p.forget(),
-            Err(_) => return Err(SendError(())),
+        // A free slot is taken without building the waiting future (no barging: while anyone
+        // waits the semaphore's word holds no permits).
+        match self.slots().try_acquire_raw(1) {
+            Ok(()) => {}
+            Err(TryAcquireError::Closed) => return Err(SendError(())),
+            Err(TryAcquireError::NoPermits) => {
+                if self.slots().acquire_raw(1).await.is_err() {
+                    return Err(SendError(()));
+                }
+            }
         }
         self.permit_for_slot().ok_or(SendError(()))
     }
 
     /// Reserves a slot if one is free now.
     pub fn try_reserve(&self) -> Result<Permit<'_, T>, TrySendError<()>> {
-        match self.slots().try_acquire() {
-            Ok(p) => p.forget(),
+        match self.slots().try_acquire_raw(1) {
+            Ok(()) => {}
             Err(TryAcquireError::NoPermits) => return Err(TrySendError::Full(())),
             Err(TryAcquireError::Closed) => return Err(TrySendError::Closed(())),
         }
@@ -135,7 +142,7 @@ impl<T> Sender<T> {
 
     /// With a slot taken: counts the send in flight (rule 1) or gives the slot back.
     fn permit_for_slot(&self) -> Option<Permit<'_, T>> {
-        if self.shared.begin_send() {
+        if self.shared.begin_permit() {
             Some(Permit { sender: self })
         } else {
             self.shared.release_slots(1);
@@ -235,8 +242,7 @@ impl<T> Permit<'_, T> {
 
 impl<T> Drop for Permit<'_, T> {
     fn drop(&mut self) {
-        self.sender.shared.end_send();
-        self.sender.shared.release_slots(1);
+        self.sender.shared.drop_permit();
     }
 }
 
@@ -257,8 +263,7 @@ impl<T> OwnedPermit<T> {
             .sender
             .take()
             .expect("an unused permit holds its sender");
-        sender.shared.end_send();
-        sender.shared.release_slots(1);
+        sender.shared.drop_permit();
         sender
     }
 }
@@ -266,8 +271,7 @@ impl<T> OwnedPermit<T> {
 impl<T> Drop for OwnedPermit<T> {
     fn drop(&mut self) {
         if let Some(sender) = self.sender.take() {
-            sender.shared.end_send();
-            sender.shared.release_slots(1);
+            sender.shared.drop_permit();
         }
     }
 }

@@ -24,11 +24,19 @@
 //!
 //! # How it is built
 //!
-//! The queue is an unbounded [`channel`](mod@crate::channel) (its lock-based hand-off, FIFO order
-//! and cancel-safe `recv`); a bounded channel adds a [`Semaphore`] of `n` slots in front of it,
-//! as tokio does: a send (or [`Permit`]) takes a slot, the receiver gives it back when it takes
-//! the value. The MPMC channel closes when its last sender goes; here the mpsc senders are
-//! counted in `Shared::senders` and the queue's one sender closes it when the last mpsc
+//! A bounded channel has a [`Semaphore`] of `n` slots, as tokio's: a send (or [`Permit`]) takes
+//! a slot, the receiver gives it back when it takes the value. Behind it is the queue:
+//!
+//! - a bounded channel of 1 to `RING_MAX` (4,096) slots: the lock-free ring of `ring.rs`, for
+//!   many producers and this one consumer. A permit guarantees its push a free slot, so a push
+//!   is one `fetch_add`, a write, a stamp, and a fence and a look at the receiver's parking
+//!   word (a wake only when it is parked); the receiver pops without a compare-and-swap (its
+//!   `head` is its own);
+//! - an unbounded channel, or a bounded one above `RING_MAX` (whose ring would be allocated up
+//!   front): an unbounded [`channel`](mod@crate::channel) (its lock-based hand-off, growing
+//!   buffer, FIFO order and cancel-safe `recv`), with the semaphore in front for a bound.
+//!
+//! The mpsc senders are counted in `Shared::senders`, and the queue is closed when the last mpsc
 //! sender goes, so weak senders do not keep it open.
 //!
 //! # The send word (this file owns its layout)
@@ -36,8 +44,8 @@
 //! ```text
 //!  bit  usize::BITS-1                           1   0
 //!      +---------------------------------------+-----------+
-//!      |  sends in flight (permits held, plus  | RX_CLOSED |
-//!      |  unbounded sends between their steps) |           |
+//!      |  sends in flight (permits held on the | RX_CLOSED |
+//!      |  locked queue of a bound > RING_MAX)  |           |
 //!      +---------------------------------------+-----------+
 //! ```
 //!
@@ -45,8 +53,10 @@
 //! held still send, and the receiver drains everything before it sees `None`. So the queue may
 //! close only once `RX_CLOSED` is set *and* no send is in flight. The rules:
 //!
-//! 1. A send or permit first adds one in-flight unit (`begin_send`); if the word it replaced had
-//!    `RX_CLOSED`, it takes the unit back (rule 2) and fails.
+//! 1. A permit first adds one in-flight unit (`begin_send`); if the word it replaced had
+//!    `RX_CLOSED`, it takes the unit back (rule 2) and fails. (An unbounded send is not
+//!    counted: with no permits to honour, a send that races the close may simply fail, so it
+//!    goes straight into the queue, which rule 3 then closes at once.)
 //! 2. A send ends (`end_send`: the permit sent or was dropped) by taking its unit back; the one
 //!    that takes the last unit while `RX_CLOSED` is set closes the queue.
 //! 3. `Receiver::close` (and dropping the receiver) sets `RX_CLOSED`; if no send was in flight
@@ -57,21 +67,33 @@
 //! in flight" and closes the queue; a `begin_send` that raced with `close` either counted
 //! before it (and its `end_send` closes the queue) or saw `RX_CLOSED`. Closing twice is
 //! harmless. Modelled in `loom-tests/tests/mpsc_close.rs`.
+//!
+//! **On the ring the in-flight count is not kept** (two read-modify-writes per send saved), as
+//! in tokio: the word only carries `RX_CLOSED`, rule 3 closes the semaphore but not the ring,
+//! and the receiver, finding the ring empty with `RX_CLOSED` set, ends once every slot permit
+//! is back (`Shared::ring_done`: the semaphore holds all `bound` permits, so no permit is out
+//! and nothing is queued; the semaphore is closed, so none can be taken again). A permit given
+//! back unused wakes the receiver if it is parked, since it may be the last one out. The last
+//! strong sender going still closes the ring (`Ring::close`). Modelled in
+//! `loom-tests/tests/mpsc_ring.rs`.
 
 mod bounded;
 pub mod error;
+mod ring;
 mod unbounded;
 
-use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use futures_core::Stream;
+use rt_core::coop;
 use rt_core::sync::{AtomicUsize, Ordering};
 
 use crate::block_on::block_on;
 use crate::channel;
 use crate::notify::Notify;
 use crate::semaphore::Semaphore;
+
+use self::ring::{Ring, RING_MAX};
 
 pub use self::bounded::{OwnedPermit, Permit, Receiver, Sender, WeakSender};
 pub use self::unbounded::{UnboundedReceiver, UnboundedSender, WeakUnboundedSender};
@@ -99,39 +121,77 @@ pub fn unbounded_channel<T>() -> (UnboundedSender<T>, UnboundedReceiver<T>) {
     )
 }
 
+type Padded<T> = crossbeam_utils::CachePadded<T>;
+
 const RX_CLOSED: usize = 1;
 const IN_FLIGHT: usize = 2;
 
+/// The queue behind the slots (module docs).
+// One per channel, inside its `Arc`: boxing the ring would add a pointer chase per operation.
+#[allow(clippy::large_enum_variant)]
+enum Queue<T> {
+    /// A bounded channel of at most `RING_MAX` slots.
+    Ring(Ring<T>),
+    /// The unbounded MPMC channel's one sender.
+    Locked(channel::Sender<T>),
+}
+
+/// The receiver's end of the queue.
+enum RxQueue<T> {
+    /// The consumer's position in the ring.
+    Ring {
+        head: usize,
+    },
+    Locked(channel::Receiver<T>),
+}
+
 /// What the senders and the receiver of one channel share.
 pub(crate) struct Shared<T> {
-    /// The queue's one sender (module docs).
-    queue: channel::Sender<T>,
-    /// Free slots of a bounded channel; `None` when unbounded.
-    slots: Option<Semaphore>,
+    queue: Queue<T>,
+    /// Free slots of a bounded channel; `None` when unbounded. Written by both sides, so on a
+    /// cache line of its own (as `word`, written by senders only): off the lines the ring's
+    /// read-only fields and the counts are read from.
+    slots: Option<Padded<Semaphore>>,
     bound: usize,
     /// Strong senders (a `Sender`/`UnboundedSender`, or an `OwnedPermit` holding one).
     senders: AtomicUsize,
     /// Weak senders.
     weak: AtomicUsize,
     /// The send word (module docs).
-    word: AtomicUsize,
+    word: Padded<AtomicUsize>,
     /// Woken by rule 3, for `Sender::closed`.
     rx_closed: Notify,
 }
 
 impl<T> Shared<T> {
-    fn new(bound: Option<usize>) -> (rt_core::sync::Arc<Shared<T>>, channel::Receiver<T>) {
-        let (queue, rx) = channel::unbounded();
+    fn new(bound: Option<usize>) -> (rt_core::sync::Arc<Shared<T>>, RxQueue<T>) {
+        let (queue, rx) = match bound {
+            Some(b) if b <= RING_MAX => (Queue::Ring(Ring::new(b)), RxQueue::Ring { head: 0 }),
+            _ => {
+                let (tx, rx) = channel::unbounded();
+                (Queue::Locked(tx), RxQueue::Locked(rx))
+            }
+        };
         let shared = rt_core::sync::Arc::new(Shared {
             queue,
-            slots: bound.map(Semaphore::new),
+            slots: bound.map(|b| Padded::new(Semaphore::new(b))),
             bound: bound.unwrap_or(usize::MAX),
             senders: AtomicUsize::new(1),
             weak: AtomicUsize::new(0),
-            word: AtomicUsize::new(0),
+            word: Padded::new(AtomicUsize::new(0)),
             rx_closed: Notify::new(),
         });
         (shared, rx)
+    }
+
+    /// Closes the queue: the receiver drains it, then sees `None`.
+    fn close_queue(&self) {
+        match &self.queue {
+            Queue::Ring(ring) => ring.close(),
+            Queue::Locked(tx) => {
+                tx.close();
+            }
+        }
     }
 
     /// Rule 1. Returns whether the send may go ahead.
@@ -144,11 +204,45 @@ impl<T> Shared<T> {
         true
     }
 
+    /// A permit (or send) may begin: always on the ring (its slot semaphore is closed with the
+    /// receiver, and the receiver counts permits out, module docs); rule 1 on the locked queue.
+    fn begin_permit(&self) -> bool {
+        match &self.queue {
+            Queue::Ring(_) => true,
+            Queue::Locked(_) => self.begin_send(),
+        }
+    }
+
+    /// A permit went unused: its slot goes back (rule 2 on the locked queue). On the ring, a
+    /// receiver that closed may be waiting for the last permit out: it is woken.
+    fn drop_permit(&self) {
+        match &self.queue {
+            Queue::Ring(ring) => {
+                self.release_slots(1);
+                ring.wake_receiver();
+            }
+            Queue::Locked(_) => {
+                self.end_send();
+                self.release_slots(1);
+            }
+        }
+    }
+
+    /// On the ring: the receiver closed and every slot is back (no permit out, nothing queued),
+    /// so nothing more can come.
+    fn ring_done(&self) -> bool {
+        self.is_closed()
+            && self
+                .slots
+                .as_ref()
+                .is_some_and(|s| s.available_permits() == self.bound)
+    }
+
     /// Rule 2.
     fn end_send(&self) {
         let prev = self.word.fetch_sub(IN_FLIGHT, Ordering::AcqRel);
         if prev == RX_CLOSED | IN_FLIGHT {
-            self.queue.close();
+            self.close_queue();
         }
     }
 
@@ -158,8 +252,9 @@ impl<T> Shared<T> {
         if prev & RX_CLOSED != 0 {
             return;
         }
-        if prev == 0 {
-            self.queue.close();
+        if prev == 0 && matches!(self.queue, Queue::Locked(_)) {
+            // (The ring is not closed here: its receiver waits for the permits out instead.)
+            self.close_queue();
         }
         if let Some(slots) = &self.slots {
             slots.close();
@@ -172,14 +267,32 @@ impl<T> Shared<T> {
         self.word.load(Ordering::Acquire) & RX_CLOSED != 0
     }
 
-    /// Pushes `value` for a send that went through `begin_send`, then ends it.
+    /// Pushes `value` for a send that went through `begin_permit` or `begin_send` (holding a
+    /// slot, if bounded), then ends it. Fails only on the locked queue once the receiver is gone.
     fn push(&self, value: T) -> Result<(), T> {
-        let out = self.queue.try_send(value).map_err(|e| e.into_inner());
-        self.end_send();
-        out
+        match &self.queue {
+            Queue::Ring(ring) => {
+                ring.push(value);
+                Ok(())
+            }
+            Queue::Locked(tx) => {
+                let out = tx.try_send(value).map_err(|e| e.into_inner());
+                self.end_send();
+                out
+            }
+        }
     }
 
-    /// Returns one slot (a permit dropped unused, or a value taken by the receiver).
+    /// An unbounded send: straight into the locked queue, which `close_rx` closes at once (no
+    /// send of an unbounded channel is ever counted in flight).
+    fn push_unbounded(&self, value: T) -> Result<(), T> {
+        match &self.queue {
+            Queue::Locked(tx) => tx.try_send(value).map_err(|e| e.into_inner()),
+            Queue::Ring(_) => unreachable!("an unbounded channel has the locked queue"),
+        }
+    }
+
+    /// Returns `n` slots (a permit dropped unused, or values taken by the receiver).
     fn release_slots(&self, n: usize) {
         if let (Some(slots), true) = (&self.slots, n > 0) {
             slots.add_permits(n);
@@ -211,7 +324,7 @@ impl<T> Shared<T> {
     /// A strong sender went; the last one closes the queue (the receiver drains, then `None`).
     fn drop_sender(&self) {
         if self.senders.fetch_sub(1, Ordering::AcqRel) == 1 {
-            self.queue.close();
+            self.close_queue();
         }
     }
 
@@ -231,16 +344,41 @@ impl<T> Shared<T> {
 /// The receiving half both receivers share.
 pub(crate) struct Rx<T> {
     shared: rt_core::sync::Arc<Shared<T>>,
-    queue: channel::Receiver<T>,
+    queue: RxQueue<T>,
 }
 
 impl<T> Rx<T> {
-    fn new(shared: rt_core::sync::Arc<Shared<T>>, queue: channel::Receiver<T>) -> Rx<T> {
+    fn new(shared: rt_core::sync::Arc<Shared<T>>, queue: RxQueue<T>) -> Rx<T> {
         Rx { shared, queue }
     }
 
+    /// The next value without waiting: `Ok`, or `Err(closed)`.
+    fn take(&mut self) -> Result<T, bool> {
+        match (&mut self.queue, &self.shared.queue) {
+            (RxQueue::Ring { head }, Queue::Ring(ring)) => {
+                ring.try_pop(head, || self.shared.ring_done())
+            }
+            (RxQueue::Locked(rx), _) => rx.try_recv().map_err(|e| match e {
+                channel::TryRecvError::Empty => false,
+                channel::TryRecvError::Closed => true,
+            }),
+            _ => unreachable!("the two ends of a queue are of one kind"),
+        }
+    }
+
     fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
-        let out = Pin::new(&mut self.queue).poll_next(cx);
+        let out = match (&mut self.queue, &self.shared.queue) {
+            (RxQueue::Ring { head }, Queue::Ring(ring)) => {
+                let coop = std::task::ready!(coop::poll_proceed(cx));
+                let out = ring.poll_pop(head, cx, || self.shared.ring_done());
+                if out.is_ready() {
+                    coop.made_progress();
+                }
+                out
+            }
+            (RxQueue::Locked(rx), _) => std::pin::Pin::new(rx).poll_next(cx),
+            _ => unreachable!("the two ends of a queue are of one kind"),
+        };
         if let Poll::Ready(Some(_)) = out {
             self.shared.release_slots(1);
         }
@@ -252,13 +390,13 @@ impl<T> Rx<T> {
     }
 
     fn try_recv(&mut self) -> Result<T, error::TryRecvError> {
-        match self.queue.try_recv() {
+        match self.take() {
             Ok(v) => {
                 self.shared.release_slots(1);
                 Ok(v)
             }
-            Err(channel::TryRecvError::Empty) => Err(error::TryRecvError::Empty),
-            Err(channel::TryRecvError::Closed) => Err(error::TryRecvError::Disconnected),
+            Err(false) => Err(error::TryRecvError::Empty),
+            Err(true) => Err(error::TryRecvError::Disconnected),
         }
     }
 
@@ -281,7 +419,7 @@ impl<T> Rx<T> {
         buffer.push(first);
         let mut taken = 0;
         while taken + 1 < limit {
-            match self.queue.try_recv() {
+            match self.take() {
                 Ok(v) => {
                     buffer.push(v);
                     taken += 1;
@@ -298,17 +436,32 @@ impl<T> Rx<T> {
     }
 
     fn is_closed(&self) -> bool {
-        self.shared.is_closed() || self.queue.is_closed()
+        self.shared.is_closed()
+            || match (&self.queue, &self.shared.queue) {
+                (RxQueue::Ring { .. }, Queue::Ring(ring)) => ring.is_closed(),
+                (RxQueue::Locked(rx), _) => rx.is_closed(),
+                _ => unreachable!("the two ends of a queue are of one kind"),
+            }
     }
 
     fn len(&self) -> usize {
-        self.queue.len()
+        match (&self.queue, &self.shared.queue) {
+            (RxQueue::Ring { head }, Queue::Ring(ring)) => ring.len(*head),
+            (RxQueue::Locked(rx), _) => rx.len(),
+            _ => unreachable!("the two ends of a queue are of one kind"),
+        }
     }
 }
 
 impl<T> Drop for Rx<T> {
     fn drop(&mut self) {
-        // Rule 3; then the queue's receiver drops, which closes it and drops what is queued.
+        // Rule 3. The locked queue's receiver then drops, which closes it and drops what is
+        // queued; the ring is drained here, and a permit that sends after this leaves its value
+        // for the ring's `Drop`.
         self.shared.close_rx();
+        if let (RxQueue::Ring { head }, Queue::Ring(ring)) = (&mut self.queue, &self.shared.queue) {
+            while ring.pop(head).is_some() {}
+            ring.receiver_gone();
+        }
     }
 }

@@ -32,10 +32,10 @@ impl<T> UnboundedSender<T> {
     /// Queues `value` now, never waiting; fails, giving it back, once the receiver is closed
     /// or gone. Not `async`: tokio's `let _ = tx.send(msg);` sends.
     pub fn send(&self, value: T) -> Result<(), SendError<T>> {
-        if !self.shared.begin_send() {
-            return Err(SendError(value));
-        }
-        self.shared.push(value).map_err(SendError)
+        // No in-flight count: an unbounded channel has no permits, so a send racing
+        // `Receiver::close` either queued before the queue closed (and is received) or fails
+        // (module docs of `mpsc`).
+        self.shared.push_unbounded(value).map_err(SendError)
     }
 
     /// Completes when the receiver is closed or dropped.
