@@ -190,6 +190,11 @@ impl<E> WaitQueue<E> {
     /// Takes every waiter for which `pred` holds out of the queue, in FIFO order, handing each
     /// to `take`; the others keep their place.
     pub fn take_matching(&mut self, mut pred: impl FnMut(&E) -> bool, mut take: impl FnMut(E)) {
+        if self.order.is_empty() {
+            // The common case on a socket's readiness slot (its `poll_*` waiters have slots of
+            // their own): nothing to move out and back.
+            return;
+        }
         let mut order = std::mem::take(&mut self.order);
         order.retain(|&key| {
             if !self.is_live(key) {

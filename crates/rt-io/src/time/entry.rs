@@ -97,6 +97,22 @@ impl Entry {
         }
     }
 
+    /// Makes a used entry fresh again (not fired, holding `waker`), for the next registration
+    /// of a timer on this thread (`sleep.rs`'s entry cache). Taking `&mut self` is the proof
+    /// that nobody else holds it: the owner got it out of its `Arc` with `Arc::get_mut`, so the
+    /// wheel and every firing thread have let go (rule 3's `cancel` or the fire returned).
+    pub fn reuse(&mut self, waker: Waker) {
+        self.state.store(0, Ordering::Relaxed);
+        *self.waker.get_mut() = Some(waker);
+    }
+
+    /// Takes out the waker a used entry may still hold (a fire that found the owner
+    /// registering leaves the owner's new waker in the cell), so that a cached entry keeps no
+    /// task alive. `&mut self`: as for [`reuse`](Entry::reuse).
+    pub fn take_waker(&mut self) -> Option<Waker> {
+        self.waker.get_mut().take()
+    }
+
     /// Whether the entry fired, and why. Owner side.
     pub fn fired(&self) -> Fired {
         decode(self.state.load(Ordering::Acquire))

@@ -132,7 +132,7 @@ impl Sleep {
             waker.wake();
             return;
         }
-        let entry = Arc::new(Entry::new(Some(waker)));
+        let entry = new_entry(waker);
         match this.handle.insert(deadline.into_std(), entry.clone()) {
             Insert::Registered(key) => this.state = State::Registered { entry, key },
             Insert::Due => wake_carried(&entry),
@@ -158,6 +158,7 @@ impl Sleep {
                     // Still in the wheel, or being handed out: `remove` tells them apart.
                     self.handle.remove(key, &entry);
                 }
+                recycle(entry);
                 waker
             }
             State::Idle | State::Elapsed => None,
@@ -172,7 +173,7 @@ impl Sleep {
                     self.state = State::Elapsed;
                     return Poll::Ready(());
                 }
-                let entry = Arc::new(Entry::new(Some(cx.waker().clone())));
+                let entry = new_entry(cx.waker().clone());
                 match self.handle.insert(self.deadline.into_std(), entry.clone()) {
                     Insert::Registered(key) => {
                         self.state = State::Registered { entry, key };
@@ -191,7 +192,11 @@ impl Sleep {
             Fired::No => Poll::Pending,
             Fired::Elapsed => {
                 // Fired: the wheel no longer holds the entry, so it needs no removal.
-                self.state = State::Elapsed;
+                if let State::Registered { entry, .. } =
+                    std::mem::replace(&mut self.state, State::Elapsed)
+                {
+                    recycle(entry);
+                }
                 // Paused, a timer fires with the clock anywhere in its tick (see the time
                 // driver's `process`): the clock then moves on to the deadline, so that nobody
                 // sees the sleep end before it. Such a timer still in the wheel when the clock
@@ -211,6 +216,56 @@ impl Sleep {
             Fired::Shutdown => panic!("{SHUTDOWN_PANIC}"),
         }
     }
+}
+
+/// How many freed entries a thread keeps for its next registrations.
+const ENTRY_CACHE: usize = 32;
+
+rt_core::sync::thread_local! {
+    /// Entries of timers that this thread deregistered or completed, each held by nobody else,
+    /// ready for the next registration: a sleep registered and dropped per request (hyper's
+    /// header-read timeout) then allocates nothing. Not used under loom (`new_entry` and
+    /// `recycle` allocate and free there), so the models see the plain protocol.
+    static ENTRIES: std::cell::RefCell<Vec<Arc<Entry>>> = std::cell::RefCell::new(Vec::new());
+}
+
+/// A fresh entry holding `waker`: one from this thread's cache, or a new allocation.
+fn new_entry(waker: Waker) -> Arc<Entry> {
+    if !cfg!(loom) {
+        // `try_with`: during thread teardown the cache may be gone already.
+        let cached = ENTRIES
+            .try_with(|c| c.try_borrow_mut().ok().and_then(|mut c| c.pop()))
+            .ok()
+            .flatten();
+        if let Some(mut entry) = cached {
+            if let Some(e) = Arc::get_mut(&mut entry) {
+                e.reuse(waker);
+                return entry;
+            }
+        }
+    }
+    Arc::new(Entry::new(Some(waker)))
+}
+
+/// Gives up the owner's reference to `entry`; if it was the last one (the wheel and any firing
+/// thread have let go), keeps the entry in this thread's cache for [`new_entry`], without its
+/// waker, so a cached entry keeps no task alive.
+fn recycle(mut entry: Arc<Entry>) {
+    if cfg!(loom) {
+        return;
+    }
+    let Some(e) = Arc::get_mut(&mut entry) else {
+        return;
+    };
+    // Dropped after the cache is let go: a waker's drop may drop a task, and its timers.
+    let _waker = e.take_waker();
+    let _ = ENTRIES.try_with(|c| {
+        if let Ok(mut c) = c.try_borrow_mut() {
+            if c.len() < ENTRY_CACHE {
+                c.push(entry);
+            }
+        }
+    });
 }
 
 /// Now on `handle`'s clock.
