@@ -456,6 +456,15 @@ impl Builder {
                     event_interval: self.event_interval,
                     stall: self.stall_config(),
                     histograms: self.poll_time_histogram,
+                    // More awake workers than CPUs only take turns on the cores (BENCHMARKS,
+                    // "spawn under oversubscription"); a worker blocked in a task still counts
+                    // as awake, so the cap is on only where the stall take-over serves the
+                    // queued work of such a worker.
+                    max_awake: if self.stall_threshold.is_some() {
+                        num_cpus::get().max(1)
+                    } else {
+                        workers
+                    },
                 });
                 let mt = crate::trace_file::attach(mt, &pool, &trace);
                 let h = mt.handle().clone();
