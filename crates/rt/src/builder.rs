@@ -169,6 +169,11 @@ impl Builder {
 
     /// Number of worker threads (multi-thread only). Default: the number of CPUs.
     ///
+    /// With more workers than CPUs and stall detection on (the default), a queued task wakes a
+    /// parked worker only while fewer workers than CPUs are awake: more awake threads than
+    /// cores only take turns on them. A worker blocked in a task counts as awake; the work it
+    /// holds is served by the stall take-over ([`Builder::stall_threshold`]).
+    ///
     /// # Panics
     /// When `n` is 0.
     #[track_caller]

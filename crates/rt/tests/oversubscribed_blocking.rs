@@ -39,7 +39,7 @@ fn work_queued_while_cpus_many_workers_block_still_runs() {
     started.wait();
     let (tx, rx) = mpsc::channel();
     let r = ran.clone();
-    let _ = rt.spawn(async move {
+    let late = rt.spawn(async move {
         r.store(true, Ordering::SeqCst);
         tx.send(()).unwrap();
     });
@@ -50,4 +50,5 @@ fn work_queued_while_cpus_many_workers_block_still_runs() {
             "blocker {i}: the task spawned while every blocker slept had not run when it woke"
         );
     }
+    rt.block_on(late).unwrap();
 }
