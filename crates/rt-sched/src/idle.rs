@@ -56,8 +56,10 @@
 //!    queuing thread sees no searcher and wakes someone. No wake-up is lost.
 //! 5. (Only when `max_awake` < workers.) A worker whose park takes `num_unparked` from
 //!    `max_awake` down to `max_awake - 1` re-checks every queue too, by the same argument: a
-//!    notifier that skipped its wake because the cap was reached read the word before this
-//!    decrement (the first one to leave the cap after that read), so this re-check sees its task.
+//!    notifier that skipped its wake read `num_unparked` ≥ `max_awake`; the first park after
+//!    that read to go below the cap comes after it in the SeqCst order, so its re-check sees
+//!    the task. Until then at least `max_awake` workers are awake, and each looks in the other
+//!    queues (or parks) once its own run out.
 //!
 //! Every transition returns a `#[must_use]` type that names its outcome.
 
