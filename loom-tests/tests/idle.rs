@@ -87,3 +87,50 @@ fn local_spawn_spill_is_not_lost() {
     });
     SEEN.assert_exactly(&["run locally", "stolen"]);
 }
+
+/// [`remote_spawn_is_not_lost`] with at most one worker awake (`Config::max_awake`, rules 1
+/// and 5 of `idle.rs`): a remote spawn wakes a sleeper only when both workers sleep, so a
+/// spawn that finds one awake relies on that worker's re-check when its park leaves the cap.
+#[test]
+fn remote_spawn_is_not_lost_at_awake_cap() {
+    model(|| {
+        let mut rt = MultiThread::new(Config {
+            max_awake: 1,
+            ..config(2)
+        });
+        rt.start().unwrap();
+        let join = rt.handle().spawn(async {}, next_id());
+        park_block_on(join).unwrap();
+        rt.shutdown(None);
+        assert_eq!(rt.handle().metrics().live_tasks, 0);
+    });
+}
+
+/// [`local_spawn_spill_is_not_lost`] with at most one worker awake: the spill's notify finds
+/// the cap reached (the spawning worker is awake), so the spilled task is run by its own
+/// worker or by the other one if it is still awake and steals it; never lost.
+#[test]
+fn local_spawn_spill_is_not_lost_at_awake_cap() {
+    // Preemption bound 1, as `local_spawn_spill_is_not_lost`.
+    model_capped(1, || {
+        let mut rt = MultiThread::new(Config {
+            max_awake: 1,
+            ..config(2)
+        });
+        rt.start().unwrap();
+        let handle = rt.handle().clone();
+        let parent = rt.handle().spawn(
+            async move {
+                let first = handle.spawn(async {}, next_id());
+                let second = handle.spawn(async {}, next_id());
+                (first, second)
+            },
+            next_id(),
+        );
+        let (first, second) = park_block_on(parent).unwrap();
+        park_block_on(first).unwrap();
+        park_block_on(second).unwrap();
+        rt.shutdown(None);
+        assert_eq!(rt.handle().metrics().live_tasks, 0);
+    });
+}

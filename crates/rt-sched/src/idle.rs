@@ -30,6 +30,13 @@
 //! So `num_unparked` always equals the number of workers minus the sleepers list's length
 //! when the lock is free, and `num_searching` ≤ `num_unparked`.
 //!
+//! `max_awake` (fixed at build, at most the number of workers): a notifier wakes a sleeper only
+//! while fewer than `max_awake` workers are unparked. The scheduler sets it to the machine's
+//! parallelism (`multi_thread::Config::max_awake`): with more workers than CPUs, a further
+//! awake worker adds no CPU, only threads that take turns on the cores and get descheduled
+//! holding stolen tasks (BENCHMARKS, "spawn under oversubscription"). With `max_awake` equal
+//! to the number of workers (the case whenever workers ≤ CPUs) the cap never applies.
+//!
 //! The sleepers list (`Mutex<Vec<usize>>`) holds the indices of parked workers; a worker is
 //! parked exactly while its index is on it ([`Idle::is_parked`]).
 //!
@@ -37,7 +44,9 @@
 //! `loom-tests/tests/idle.rs`):
 //!
 //! 1. A scheduler that queued a task calls [`Idle::notify_should_wakeup`]: it wakes a sleeper
-//!    only when nobody is searching and some worker sleeps. Searching workers will find the task.
+//!    only when nobody is searching and fewer than `max_awake` workers are unparked (some
+//!    worker sleeps). Searching workers will find the task; awake ones at the cap will, when
+//!    they run out of their own work (rule 5).
 //! 2. At most half the workers search at once ([`Idle::transition_worker_to_searching`]).
 //! 3. A searcher that finds work leaves the searching state; if it was the last searcher it
 //!    wakes another worker, so that while there is work someone keeps looking.
@@ -45,6 +54,12 @@
 //!    decrementing the counters (both sides use SeqCst): either the queuing thread saw the
 //!    searcher and skipped the wake, and then the searcher's re-check sees the task; or the
 //!    queuing thread sees no searcher and wakes someone. No wake-up is lost.
+//! 5. (Only when `max_awake` < workers.) A worker whose park takes `num_unparked` from
+//!    `max_awake` down to `max_awake - 1` re-checks every queue too, by the same argument: a
+//!    notifier that skipped its wake read `num_unparked` ≥ `max_awake`; the first park after
+//!    that read to go below the cap comes after it in the SeqCst order, so its re-check sees
+//!    the task. Until then at least `max_awake` workers are awake, and each looks in the other
+//!    queues (or parks) once its own run out.
 //!
 //! Every transition returns a `#[must_use]` type that names its outcome.
 
@@ -99,11 +114,12 @@ pub(crate) enum ToSearching {
     TooManySearching,
 }
 
-/// What a worker leaving the searching state learns (rules 3 and 4).
+/// What a worker leaving the searching state learns (rules 3, 4 and 5).
 #[must_use]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum LeftSearching {
-    /// It was the last searcher: wake another (rule 3) or re-check every queue (rule 4).
+    /// It was the last searcher: wake another (rule 3) or re-check every queue (rule 4); or
+    /// its park took the unparked count below `max_awake` (rule 5): re-check every queue.
     WasLastSearcher,
     /// Others still search (or it was not searching).
     OthersSearching,
@@ -123,6 +139,9 @@ pub(crate) struct Idle {
     /// The idle word (layout above).
     state: AtomicUsize,
     num_workers: usize,
+    /// Rule 1 wakes a sleeper only while fewer workers than this are unparked (1 to
+    /// `num_workers`; see the module docs).
+    max_awake: usize,
     /// Indices of parked workers.
     sleepers: Mutex<Vec<usize>>,
 }
@@ -132,16 +151,19 @@ impl fmt::Debug for Idle {
         f.debug_struct("Idle")
             .field("state", &Counts(self.state.load(SeqCst)))
             .field("num_workers", &self.num_workers)
+            .field("max_awake", &self.max_awake)
             .finish_non_exhaustive()
     }
 }
 
 impl Idle {
-    pub(crate) fn new(num_workers: usize) -> Idle {
+    /// `max_awake` is clamped to 1..=`num_workers`.
+    pub(crate) fn new(num_workers: usize, max_awake: usize) -> Idle {
         assert!(num_workers < SEARCH_MASK);
         Idle {
             state: AtomicUsize::new(num_workers << UNPARK_SHIFT),
             num_workers,
+            max_awake: max_awake.clamp(1, num_workers.max(1)),
             sleepers: Mutex::new(Vec::with_capacity(num_workers)),
         }
     }
@@ -161,7 +183,8 @@ impl Idle {
     pub(crate) fn notify_should_wakeup(&self) -> bool {
         fence(SeqCst);
         let c = self.counts();
-        c.num_searching() == 0 && c.num_unparked() < self.num_workers
+        // `max_awake` ≤ `num_workers`: below it, some worker sleeps.
+        c.num_searching() == 0 && c.num_unparked() < self.max_awake
     }
 
     /// Picks a sleeper to wake (it comes back searching), or none if waking is not needed.
@@ -201,8 +224,8 @@ impl Idle {
         }
     }
 
-    /// Rule 4: worker `index` goes on the sleepers list. `WasLastSearcher`: the caller must
-    /// re-check the queues.
+    /// Rules 4 and 5: worker `index` goes on the sleepers list. `WasLastSearcher`: the caller
+    /// must re-check the queues.
     pub(crate) fn transition_worker_to_parked(
         &self,
         index: usize,
@@ -212,7 +235,9 @@ impl Idle {
         let dec = UNPARK_ONE + usize::from(is_searching);
         let prev = Counts(self.state.fetch_sub(dec, SeqCst));
         sleepers.push(index);
-        if is_searching && prev.num_searching() == 1 {
+        let last_searcher = is_searching && prev.num_searching() == 1;
+        let left_cap = self.max_awake < self.num_workers && prev.num_unparked() == self.max_awake;
+        if last_searcher || left_cap {
             LeftSearching::WasLastSearcher
         } else {
             LeftSearching::OthersSearching
@@ -236,5 +261,74 @@ impl Idle {
         } else {
             UnparkById::NotParked
         }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    /// Parks worker `i` (not searching) and returns whether it must re-check the queues.
+    fn park(idle: &Idle, i: usize) -> bool {
+        idle.transition_worker_to_parked(i, false) == LeftSearching::WasLastSearcher
+    }
+
+    #[test]
+    fn without_a_cap_a_sleeper_is_woken_while_any_sleeps() {
+        let idle = Idle::new(4, 4);
+        assert!(!idle.notify_should_wakeup(), "nobody sleeps");
+        assert!(!park(&idle, 3), "no cap, not searching: no re-check");
+        assert!(idle.notify_should_wakeup());
+        assert_eq!(idle.worker_to_notify(), Notify::Worker(3));
+    }
+
+    #[test]
+    fn at_the_awake_cap_no_sleeper_is_woken() {
+        // 4 workers, at most 2 awake.
+        let idle = Idle::new(4, 2);
+        assert!(!park(&idle, 3), "4 -> 3 unparked: still above the cap");
+        assert!(!idle.notify_should_wakeup(), "3 awake, cap 2");
+        assert_eq!(idle.worker_to_notify(), Notify::NotNeeded);
+        assert!(!park(&idle, 2), "3 -> 2 unparked: at the cap, not below");
+        assert!(!idle.notify_should_wakeup(), "2 awake, cap 2");
+        // Rule 5: the park that leaves the cap re-checks (a notify may have been skipped).
+        assert!(park(&idle, 1), "2 -> 1 unparked: below the cap");
+        assert!(idle.notify_should_wakeup());
+        assert_eq!(idle.worker_to_notify(), Notify::Worker(1));
+        assert!(!idle.notify_should_wakeup(), "the woken worker searches");
+        assert_eq!(idle.num_unparked(), 2);
+    }
+
+    #[test]
+    fn a_searcher_still_counts_toward_rule_4_under_the_cap() {
+        let idle = Idle::new(4, 2);
+        assert_eq!(
+            idle.transition_worker_to_searching(),
+            ToSearching::Searching
+        );
+        assert!(!park(&idle, 3));
+        // Worker 0, the only searcher, parks while 3 are unparked: rule 4 re-check.
+        assert_eq!(
+            idle.transition_worker_to_parked(0, true),
+            LeftSearching::WasLastSearcher
+        );
+        assert_eq!(idle.num_unparked(), 2);
+        assert!(!idle.notify_should_wakeup(), "2 awake, cap 2");
+    }
+
+    #[test]
+    fn the_cap_is_clamped_to_the_workers() {
+        let idle = Idle::new(2, 16);
+        assert!(
+            !park(&idle, 1),
+            "no cap below the number of workers: no re-check"
+        );
+        assert!(idle.notify_should_wakeup());
+        // Cap 0 means 1: one awake worker is enough.
+        let idle = Idle::new(2, 0);
+        assert!(!park(&idle, 1), "2 -> 1 unparked: at the cap");
+        assert!(!idle.notify_should_wakeup());
+        assert!(park(&idle, 0), "1 -> 0 unparked: leaves the cap, re-checks");
+        assert!(idle.notify_should_wakeup());
     }
 }

@@ -169,6 +169,11 @@ impl Builder {
 
     /// Number of worker threads (multi-thread only). Default: the number of CPUs.
     ///
+    /// With more workers than CPUs and stall detection on (the default), a queued task wakes a
+    /// parked worker only while fewer workers than CPUs are awake: more awake threads than
+    /// cores only take turns on them. A worker blocked in a task counts as awake; the work it
+    /// holds is served by the stall take-over ([`Builder::stall_threshold`]).
+    ///
     /// # Panics
     /// When `n` is 0.
     #[track_caller]
@@ -456,6 +461,15 @@ impl Builder {
                     event_interval: self.event_interval,
                     stall: self.stall_config(),
                     histograms: self.poll_time_histogram,
+                    // More awake workers than CPUs only take turns on the cores (BENCHMARKS,
+                    // "spawn under oversubscription"); a worker blocked in a task still counts
+                    // as awake, so the cap is on only where the stall take-over serves the
+                    // queued work of such a worker.
+                    max_awake: if self.stall_threshold.is_some() {
+                        num_cpus::get().max(1)
+                    } else {
+                        workers
+                    },
                 });
                 let mt = crate::trace_file::attach(mt, &pool, &trace);
                 let h = mt.handle().clone();

@@ -23,6 +23,10 @@ impl Builder {
     /// one thread the stalled poll holds. Not watched: the future given to `block_on` (it is
     /// no task), and `LocalSet`s driven by a multi-thread runtime's `block_on` thread (which
     /// is none of its workers).
+    ///
+    /// With detection off, a runtime with more workers than CPUs wakes a parked worker for
+    /// queued work whenever nobody is looking for it, however many workers are awake (see
+    /// [`Builder::worker_threads`]).
     pub fn stall_threshold(&mut self, threshold: Option<Duration>) -> &mut Builder {
         self.stall_threshold = threshold;
         self

@@ -137,11 +137,18 @@ pub struct Config {
     /// Record per-worker poll-time and schedule-latency histograms (two clock reads per poll;
     /// see `crate::metrics`).
     pub histograms: bool,
+    /// A queued task wakes a parked worker only while fewer than this many workers are awake
+    /// (clamped to 1..=`workers`; `idle.rs`, rule 1). `rt`'s builder sets it to the number of
+    /// CPUs when stall detection is on: beyond that, another awake worker adds no CPU, only a
+    /// thread that takes turns on the cores and is descheduled holding the tasks it stole.
+    /// A worker blocked in a task (outside `block_in_place`) still counts as awake, so with
+    /// this many blocked at once queued work waits for them or for the stall take-over.
+    pub max_awake: usize,
 }
 
 impl Config {
-    /// `workers` workers with the default intervals, the frame pool, no IO driver, and
-    /// threads named `rt-worker` without hooks.
+    /// `workers` workers with the default intervals, the frame pool, no IO driver, no cap on
+    /// awake workers (`max_awake` = `workers`), and threads named `rt-worker` without hooks.
     pub fn new(workers: usize) -> Config {
         Config {
             workers,
@@ -152,6 +159,7 @@ impl Config {
             event_interval: crate::DEFAULT_EVENT_INTERVAL,
             stall: None,
             histograms: false,
+            max_awake: workers,
         }
     }
 }
@@ -251,7 +259,7 @@ impl MultiThread {
             injector: Injector::new(),
             stealers: locals.iter().map(|l| l.stealer()).collect(),
             unparkers: parkers.iter().map(|p| p.unparker().clone()).collect(),
-            idle: Idle::new(n),
+            idle: Idle::new(n, config.max_awake),
             owned: OwnedTasks::new(n),
             counters: Counters::new(n, config.histograms),
             shutdown: AtomicBool::new(false),
