@@ -4,12 +4,12 @@
 //! awake; what then runs the work is an awake worker that is not blocked, or the stall
 //! take-over (the cap is on only with stall detection).
 //!
-//! Nothing is timed: each blocking task, when its sleep ends, checks that a task spawned from
-//! outside the runtime after every blocker had started has already run. The receive timeout
-//! only turns a hang into a failure.
+//! Nothing is timed: each blocking task blocks its worker until a task spawned from outside the
+//! runtime after every blocker had started has run (it sets a flag the blockers wait on). If
+//! that task were held hostage behind the blocked workers, nothing would ever set the flag; the
+//! long wait timeout only turns that hang into a failure.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc, Barrier};
+use std::sync::{mpsc, Arc, Barrier, Condvar, Mutex};
 use std::time::Duration;
 
 const DEADLOCK: Duration = Duration::from_secs(60);
@@ -22,7 +22,8 @@ fn work_queued_while_cpus_many_workers_block_still_runs() {
         .stall_threshold(Some(Duration::from_millis(50)))
         .build()
         .unwrap();
-    let ran = Arc::new(AtomicBool::new(false));
+    // Set by the late task; the blockers wait for it, blocking their workers meanwhile.
+    let ran = Arc::new((Mutex::new(false), Condvar::new()));
     // Every blocker, and this thread, meet here: then all `cpus` blockers hold a worker each.
     let started = Arc::new(Barrier::new(cpus + 1));
     let blockers: Vec<_> = (0..cpus)
@@ -31,8 +32,11 @@ fn work_queued_while_cpus_many_workers_block_still_runs() {
             let started = started.clone();
             rt.spawn(async move {
                 started.wait();
-                std::thread::sleep(Duration::from_secs(2));
-                ran.load(Ordering::SeqCst)
+                let (flag, cv) = &*ran;
+                let (flag, _) = cv
+                    .wait_timeout_while(flag.lock().unwrap(), DEADLOCK, |ran| !*ran)
+                    .unwrap();
+                *flag
             })
         })
         .collect();
@@ -40,14 +44,15 @@ fn work_queued_while_cpus_many_workers_block_still_runs() {
     let (tx, rx) = mpsc::channel();
     let r = ran.clone();
     let late = rt.spawn(async move {
-        r.store(true, Ordering::SeqCst);
+        *r.0.lock().unwrap() = true;
+        r.1.notify_all();
         tx.send(()).unwrap();
     });
     rx.recv_timeout(DEADLOCK).unwrap();
     for (i, b) in blockers.into_iter().enumerate() {
         assert!(
             rt.block_on(b).unwrap(),
-            "blocker {i}: the task spawned while every blocker slept had not run when it woke"
+            "blocker {i}: the task spawned while every blocker blocked never ran"
         );
     }
     rt.block_on(late).unwrap();
