@@ -31,6 +31,8 @@ fn try_recv_would_block_then_gets_the_datagram() {
             b.try_recv(&mut buf).unwrap_err().kind(),
             ErrorKind::WouldBlock
         );
+        // `try_*` does not wait: the writable readiness must have been seen first.
+        a.writable().await.unwrap();
         assert_eq!(a.try_send(b"one").unwrap(), 3);
         b.readable().await.unwrap();
         assert_eq!(b.try_recv(&mut buf).unwrap(), 3);
