@@ -9,6 +9,11 @@
 //! `s: &Type`, a stream with the crate-private `poll_read_priv` / `poll_write_priv` /
 //! `poll_write_vectored_priv` / `shutdown_write_priv` methods. Vectored writes are one `writev`
 //! (`is_write_vectored` is true, as for tokio's sockets).
+//!
+//! Two more macros give the socket types their shared non-stream methods:
+//! `impl_socket_readiness!(Type)` (`ready`, `readable`, `writable`, `try_io`, `async_io`, for
+//! `TcpStream`, `UnixStream` and `UdpSocket`) and `impl_stream_try_rw!(Type)` (`try_read`,
+//! `try_write` and their vectored forms, for the two stream types).
 
 macro_rules! impl_stream_read {
     ([$($gen:tt)*] $ty:ty, $s:ident => $stream:expr) => {
@@ -202,6 +207,123 @@ macro_rules! impl_stream_write {
             ) -> std::task::Poll<std::io::Result<()>> {
                 let $s = &*self;
                 std::task::Poll::Ready($stream.shutdown_write_priv())
+            }
+        }
+    };
+}
+
+/// The readiness methods every socket type shares (`TcpStream`, `UnixStream`, `UdpSocket`):
+/// `ready`, `readable`, `writable`, and `try_io`/`async_io` for the caller's own syscalls.
+/// `Type` has a `PollEvented` field `io`.
+macro_rules! impl_socket_readiness {
+    ($ty:ty) => {
+        impl $ty {
+            /// Waits until the socket is ready for any of `interest`, and says what it is
+            /// ready for.
+            ///
+            /// # Cancel safety
+            /// Cancel safe.
+            pub async fn ready(
+                &self,
+                interest: $crate::io::Interest,
+            ) -> std::io::Result<$crate::io::Ready> {
+                Ok(self.io.registration().ready(interest).await?.ready)
+            }
+
+            /// Waits until a read (receive) may not block; then use the `try_*` methods.
+            ///
+            /// # Cancel safety
+            /// Cancel safe.
+            pub async fn readable(&self) -> std::io::Result<()> {
+                self.ready($crate::io::Interest::READABLE).await.map(drop)
+            }
+
+            /// Waits until a write (send) may not block; then use the `try_*` methods.
+            ///
+            /// # Cancel safety
+            /// Cancel safe.
+            pub async fn writable(&self) -> std::io::Result<()> {
+                self.ready($crate::io::Interest::WRITABLE).await.map(drop)
+            }
+
+            /// Runs `f` (your own non-blocking syscall on this socket's fd, e.g. `sendmsg`)
+            /// if the socket is ready for `interest`; a `WouldBlock` from `f` clears the
+            /// readiness.
+            pub fn try_io<R>(
+                &self,
+                interest: $crate::io::Interest,
+                f: impl FnOnce() -> std::io::Result<R>,
+            ) -> std::io::Result<R> {
+                self.io.registration().try_io(interest, f)
+            }
+
+            /// Waits for `interest` and runs `f` until it does not return `WouldBlock`.
+            ///
+            /// # Cancel safety
+            /// Cancel safe if `f` is.
+            pub async fn async_io<R>(
+                &self,
+                interest: $crate::io::Interest,
+                f: impl FnMut() -> std::io::Result<R>,
+            ) -> std::io::Result<R> {
+                self.io.registration().async_io(interest, f).await
+            }
+        }
+    };
+}
+
+/// The non-waiting reads and writes of the stream sockets (`TcpStream`, `UnixStream`):
+/// `try_read`, `try_write` and their vectored forms. `Type` has a `PollEvented` field `io`.
+macro_rules! impl_stream_try_rw {
+    ($ty:ty) => {
+        impl $ty {
+            /// Reads without waiting: `WouldBlock` when no data is known to be available.
+            pub fn try_read(&self, buf: &mut [u8]) -> std::io::Result<usize> {
+                let mut sys = self.io.get_ref();
+                self.io
+                    .registration()
+                    .try_io($crate::io::Interest::READABLE, || {
+                        std::io::Read::read(&mut sys, buf)
+                    })
+            }
+
+            /// Writes without waiting: `WouldBlock` when the socket is not known to be
+            /// writable.
+            pub fn try_write(&self, buf: &[u8]) -> std::io::Result<usize> {
+                let mut sys = self.io.get_ref();
+                self.io
+                    .registration()
+                    .try_io($crate::io::Interest::WRITABLE, || {
+                        std::io::Write::write(&mut sys, buf)
+                    })
+            }
+
+            /// Reads into `bufs` (one `readv`) without waiting: `WouldBlock` when no data is
+            /// known to be available.
+            pub fn try_read_vectored(
+                &self,
+                bufs: &mut [std::io::IoSliceMut<'_>],
+            ) -> std::io::Result<usize> {
+                let mut sys = self.io.get_ref();
+                self.io
+                    .registration()
+                    .try_io($crate::io::Interest::READABLE, || {
+                        std::io::Read::read_vectored(&mut sys, bufs)
+                    })
+            }
+
+            /// Writes `bufs` (one `writev`) without waiting: `WouldBlock` when the socket is
+            /// not known to be writable.
+            pub fn try_write_vectored(
+                &self,
+                bufs: &[std::io::IoSlice<'_>],
+            ) -> std::io::Result<usize> {
+                let mut sys = self.io.get_ref();
+                self.io
+                    .registration()
+                    .try_io($crate::io::Interest::WRITABLE, || {
+                        std::io::Write::write_vectored(&mut sys, bufs)
+                    })
             }
         }
     };

@@ -9,7 +9,7 @@ use std::task::{ready, Context, Poll};
 use tokio::io::ReadBuf;
 
 use crate::io::poll_evented::PollEvented;
-use crate::io::{Interest, Ready};
+use crate::io::Interest;
 use crate::net::{addr, ToSocketAddrs};
 
 /// The unfilled part of `buf` as bytes for `recv(2)`.
@@ -247,14 +247,6 @@ impl UdpSocket {
         Poll::Ready(Ok(from))
     }
 
-    /// Waits until the socket is ready for any of `interest`, and says what it is ready for.
-    ///
-    /// # Cancel safety
-    /// Cancel safe.
-    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
-        Ok(self.io.registration().ready(interest).await?.ready)
-    }
-
     /// Polls until a receive may not block. Only the last task to poll is woken.
     pub fn poll_recv_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         self.io
@@ -269,52 +261,6 @@ impl UdpSocket {
             .registration()
             .poll_ready(cx, crate::scheduled_io::Direction::Write)
             .map_ok(drop)
-    }
-
-    /// Runs `f` (your own non-blocking syscall on this socket's fd) if the socket is ready for
-    /// `interest`; a `WouldBlock` from `f` clears the readiness.
-    pub fn try_io<R>(
-        &self,
-        interest: Interest,
-        f: impl FnOnce() -> io::Result<R>,
-    ) -> io::Result<R> {
-        self.io.registration().try_io(interest, f)
-    }
-
-    /// Waits for `interest` and runs `f` until it does not return `WouldBlock`.
-    ///
-    /// # Cancel safety
-    /// Cancel safe if `f` is.
-    pub async fn async_io<R>(
-        &self,
-        interest: Interest,
-        f: impl FnMut() -> io::Result<R>,
-    ) -> io::Result<R> {
-        self.io.registration().async_io(interest, f).await
-    }
-
-    /// Waits until a receive may not block.
-    ///
-    /// # Cancel safety
-    /// Cancel safe.
-    pub async fn readable(&self) -> io::Result<()> {
-        self.io
-            .registration()
-            .ready(Interest::READABLE)
-            .await
-            .map(drop)
-    }
-
-    /// Waits until a send may not block.
-    ///
-    /// # Cancel safety
-    /// Cancel safe.
-    pub async fn writable(&self) -> io::Result<()> {
-        self.io
-            .registration()
-            .ready(Interest::WRITABLE)
-            .await
-            .map(drop)
     }
 
     /// The local address.
@@ -403,6 +349,8 @@ impl UdpSocket {
         self.io.get_ref().leave_multicast_v6(multiaddr, interface)
     }
 }
+
+impl_socket_readiness!(UdpSocket);
 
 impl AsRawFd for UdpSocket {
     fn as_raw_fd(&self) -> RawFd {

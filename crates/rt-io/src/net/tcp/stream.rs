@@ -1,6 +1,6 @@
 //! [`TcpStream`].
 
-use std::io::{self, Read, Write};
+use std::io;
 use std::net::{Shutdown, SocketAddr};
 use std::os::fd::{AsRawFd, RawFd};
 use std::task::{Context, Poll};
@@ -9,7 +9,7 @@ use std::time::Duration;
 use rt_core::sync::{Arc, AtomicBool, Ordering::Relaxed};
 
 use crate::io::poll_evented::PollEvented;
-use crate::io::{Interest, Ready};
+use crate::io::Interest;
 use crate::net::tcp::split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
 use crate::net::{addr, raw_socket, ToSocketAddrs};
 
@@ -158,46 +158,6 @@ impl TcpStream {
         Poll::Ready(Ok(n))
     }
 
-    /// Reads into `bufs` (one `readv`) without waiting: `WouldBlock` when no data is known to
-    /// be available.
-    pub fn try_read_vectored(&self, bufs: &mut [io::IoSliceMut<'_>]) -> io::Result<usize> {
-        let mut sys = self.io.get_ref();
-        self.io
-            .registration()
-            .try_io(Interest::READABLE, || sys.read_vectored(bufs))
-    }
-
-    /// Writes `bufs` (one `writev`) without waiting: `WouldBlock` when the socket is not known
-    /// to be writable.
-    pub fn try_write_vectored(&self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
-        let mut sys = self.io.get_ref();
-        self.io
-            .registration()
-            .try_io(Interest::WRITABLE, || sys.write_vectored(bufs))
-    }
-
-    /// Runs `f` (your own non-blocking syscall on this stream's fd) if the stream is ready for
-    /// `interest`; a `WouldBlock` from `f` clears the readiness.
-    pub fn try_io<R>(
-        &self,
-        interest: Interest,
-        f: impl FnOnce() -> io::Result<R>,
-    ) -> io::Result<R> {
-        self.io.registration().try_io(interest, f)
-    }
-
-    /// Waits for `interest` and runs `f` until it does not return `WouldBlock`.
-    ///
-    /// # Cancel safety
-    /// Cancel safe if `f` is.
-    pub async fn async_io<R>(
-        &self,
-        interest: Interest,
-        f: impl FnMut() -> io::Result<R>,
-    ) -> io::Result<R> {
-        self.io.registration().async_io(interest, f).await
-    }
-
     /// Reads into `buf` without removing the data from the socket, waiting until there is some.
     ///
     /// # Cancel safety
@@ -208,46 +168,6 @@ impl TcpStream {
             .registration()
             .async_io(Interest::READABLE, || sys.peek(buf))
             .await
-    }
-
-    /// Waits until the stream is ready for any of `interest`, and says what it is ready for.
-    ///
-    /// # Cancel safety
-    /// Cancel safe.
-    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
-        Ok(self.io.registration().ready(interest).await?.ready)
-    }
-
-    /// Waits until a read may not block (then use [`TcpStream::try_read`]).
-    ///
-    /// # Cancel safety
-    /// Cancel safe.
-    pub async fn readable(&self) -> io::Result<()> {
-        self.ready(Interest::READABLE).await.map(drop)
-    }
-
-    /// Waits until a write may not block (then use [`TcpStream::try_write`]).
-    ///
-    /// # Cancel safety
-    /// Cancel safe.
-    pub async fn writable(&self) -> io::Result<()> {
-        self.ready(Interest::WRITABLE).await.map(drop)
-    }
-
-    /// Reads without waiting: `WouldBlock` when no data is known to be available.
-    pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
-        let mut sys = self.io.get_ref();
-        self.io
-            .registration()
-            .try_io(Interest::READABLE, || sys.read(buf))
-    }
-
-    /// Writes without waiting: `WouldBlock` when the socket is not known to be writable.
-    pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
-        let mut sys = self.io.get_ref();
-        self.io
-            .registration()
-            .try_io(Interest::WRITABLE, || sys.write(buf))
     }
 
     /// Borrowed halves, usable from two tasks at once (e.g. under a scoped join).
@@ -307,6 +227,8 @@ impl TcpStream {
 
 use crate::net::tcp::split;
 
+impl_socket_readiness!(TcpStream);
+impl_stream_try_rw!(TcpStream);
 impl_stream_read!([] TcpStream, s => s);
 impl_stream_write!([] TcpStream, s => s);
 

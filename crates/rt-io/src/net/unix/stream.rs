@@ -1,6 +1,6 @@
 //! [`UnixStream`].
 
-use std::io::{self, Read, Write};
+use std::io;
 use std::net::Shutdown;
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::SocketAddr;
@@ -10,7 +10,7 @@ use std::task::{Context, Poll};
 use rt_core::sync::Arc;
 
 use crate::io::poll_evented::PollEvented;
-use crate::io::{Interest, Ready};
+use crate::io::Interest;
 use crate::net::unix::split::{self, OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
 
 /// A Unix-domain stream connection, with the same read/write methods as `TcpStream`, and the
@@ -70,87 +70,6 @@ impl UnixStream {
         self.io.get_ref().peer_addr()
     }
 
-    /// Waits until the stream is ready for any of `interest`, and says what it is ready for.
-    ///
-    /// # Cancel safety
-    /// Cancel safe.
-    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
-        Ok(self.io.registration().ready(interest).await?.ready)
-    }
-
-    /// Waits until a read may not block.
-    ///
-    /// # Cancel safety
-    /// Cancel safe.
-    pub async fn readable(&self) -> io::Result<()> {
-        self.ready(Interest::READABLE).await.map(drop)
-    }
-
-    /// Waits until a write may not block.
-    ///
-    /// # Cancel safety
-    /// Cancel safe.
-    pub async fn writable(&self) -> io::Result<()> {
-        self.ready(Interest::WRITABLE).await.map(drop)
-    }
-
-    /// Reads without waiting: `WouldBlock` when no data is known to be available.
-    pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
-        let mut sys = self.io.get_ref();
-        self.io
-            .registration()
-            .try_io(Interest::READABLE, || sys.read(buf))
-    }
-
-    /// Writes without waiting: `WouldBlock` when the socket is not known to be writable.
-    pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
-        let mut sys = self.io.get_ref();
-        self.io
-            .registration()
-            .try_io(Interest::WRITABLE, || sys.write(buf))
-    }
-
-    /// Reads into `bufs` (one `readv`) without waiting: `WouldBlock` when no data is known to
-    /// be available.
-    pub fn try_read_vectored(&self, bufs: &mut [io::IoSliceMut<'_>]) -> io::Result<usize> {
-        let mut sys = self.io.get_ref();
-        self.io
-            .registration()
-            .try_io(Interest::READABLE, || sys.read_vectored(bufs))
-    }
-
-    /// Writes `bufs` (one `writev`) without waiting: `WouldBlock` when the socket is not known
-    /// to be writable.
-    pub fn try_write_vectored(&self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
-        let mut sys = self.io.get_ref();
-        self.io
-            .registration()
-            .try_io(Interest::WRITABLE, || sys.write_vectored(bufs))
-    }
-
-    /// Runs `f` (your own non-blocking syscall on this stream's fd, e.g. `sendmsg` with
-    /// `SCM_RIGHTS`) if the stream is ready for `interest`; a `WouldBlock` from `f` clears the
-    /// readiness.
-    pub fn try_io<R>(
-        &self,
-        interest: Interest,
-        f: impl FnOnce() -> io::Result<R>,
-    ) -> io::Result<R> {
-        self.io.registration().try_io(interest, f)
-    }
-
-    /// Waits for `interest` and runs `f` until it does not return `WouldBlock`.
-    ///
-    /// # Cancel safety
-    /// Cancel safe if `f` is.
-    pub async fn async_io<R>(
-        &self,
-        interest: Interest,
-        f: impl FnMut() -> io::Result<R>,
-    ) -> io::Result<R> {
-        self.io.registration().async_io(interest, f).await
-    }
-
     /// The credentials of the peer process (`SO_PEERCRED`): who connected to this socket.
     pub fn peer_cred(&self) -> io::Result<crate::net::unix::UCred> {
         crate::net::unix::ucred::peer_cred(self)
@@ -198,6 +117,8 @@ impl UnixStream {
     }
 }
 
+impl_socket_readiness!(UnixStream);
+impl_stream_try_rw!(UnixStream);
 impl_stream_read!([] UnixStream, s => s);
 impl_stream_write!([] UnixStream, s => s);
 
