@@ -296,6 +296,42 @@ impl<T: AsRawFd + fmt::Debug> fmt::Debug for AsyncFd<T> {
     }
 }
 
+/// The readiness half of both guards (they differ only in how they lend the fd): `ready`,
+/// `clear_ready`, `clear_ready_matching`, `retain_ready`, over fields `fd` and `event`.
+macro_rules! guard_readiness {
+    ($guard:ident) => {
+        impl<T: AsRawFd> $guard<'_, T> {
+            /// The readiness that completed the wait (empty once cleared).
+            pub fn ready(&self) -> Ready {
+                self.event.map_or(Ready::EMPTY, |e| e.ready)
+            }
+
+            /// Forgets the readiness: the next wait waits for a new event. Call it after
+            /// `WouldBlock`.
+            pub fn clear_ready(&mut self) {
+                if let Some(ev) = self.event.take() {
+                    self.fd.registration.clear_readiness(ev);
+                }
+            }
+
+            /// Forgets only the bits of `ready` (e.g. `Ready::READABLE` when a read blocked but
+            /// a write may still go through); the rest stays observed.
+            pub fn clear_ready_matching(&mut self, ready: Ready) {
+                if let Some(ev) = self.event {
+                    self.fd.registration.clear_readiness(ev.with_ready(ready));
+                    let left = ev.ready - ready;
+                    self.event = (!left.is_empty()).then(|| ev.with_ready(left));
+                }
+            }
+
+            /// Keeps the readiness: the next wait completes at once.
+            pub fn retain_ready(&mut self) {
+                self.event = None;
+            }
+        }
+    };
+}
+
 /// Readiness observed by [`AsyncFd::readable`] / [`AsyncFd::writable`]. Clear it when the IO
 /// returned `WouldBlock`, or use [`AsyncFdReadyGuard::try_io`], which does so.
 pub struct AsyncFdReadyGuard<'a, T: AsRawFd> {
@@ -316,30 +352,9 @@ impl fmt::Display for TryIoError {
 
 impl std::error::Error for TryIoError {}
 
+guard_readiness!(AsyncFdReadyGuard);
+
 impl<'a, T: AsRawFd> AsyncFdReadyGuard<'a, T> {
-    /// The readiness that completed the wait (empty once cleared).
-    pub fn ready(&self) -> Ready {
-        self.event.map_or(Ready::EMPTY, |e| e.ready)
-    }
-
-    /// Forgets the readiness: the next wait waits for a new event. Call it after `WouldBlock`.
-    pub fn clear_ready(&mut self) {
-        if let Some(ev) = self.event.take() {
-            self.fd.registration.clear_readiness(ev);
-        }
-    }
-
-    /// Forgets only the bits of `ready` (e.g. `Ready::READABLE` when a read blocked but a write
-    /// may still go through); the rest stays observed.
-    pub fn clear_ready_matching(&mut self, ready: Ready) {
-        clear_matching(&self.fd.registration, &mut self.event, ready);
-    }
-
-    /// Keeps the readiness: the next wait completes at once.
-    pub fn retain_ready(&mut self) {
-        self.event = None;
-    }
-
     /// Runs `f`; if it returns `WouldBlock`, clears the readiness and returns `Err(TryIoError)`.
     pub fn try_io<R>(
         &mut self,
@@ -374,15 +389,6 @@ impl<T: AsRawFd> fmt::Debug for AsyncFdReadyGuard<'_, T> {
     }
 }
 
-/// Clears the bits of `ready` observed in `event`, keeping the rest observed.
-fn clear_matching(registration: &Registration, event: &mut Option<ReadyEvent>, ready: Ready) {
-    if let Some(ev) = *event {
-        registration.clear_readiness(ev.with_ready(ready));
-        let left = ev.ready - ready;
-        *event = (!left.is_empty()).then(|| ev.with_ready(left));
-    }
-}
-
 /// Readiness observed by [`AsyncFd::readable_mut`] / [`AsyncFd::writable_mut`] /
 /// [`AsyncFd::ready_mut`]: [`AsyncFdReadyGuard`] with the value lent mutably.
 pub struct AsyncFdReadyMutGuard<'a, T: AsRawFd> {
@@ -391,29 +397,9 @@ pub struct AsyncFdReadyMutGuard<'a, T: AsRawFd> {
     event: Option<ReadyEvent>,
 }
 
+guard_readiness!(AsyncFdReadyMutGuard);
+
 impl<T: AsRawFd> AsyncFdReadyMutGuard<'_, T> {
-    /// The readiness that completed the wait (empty once cleared).
-    pub fn ready(&self) -> Ready {
-        self.event.map_or(Ready::EMPTY, |e| e.ready)
-    }
-
-    /// Forgets the readiness: the next wait waits for a new event. Call it after `WouldBlock`.
-    pub fn clear_ready(&mut self) {
-        if let Some(ev) = self.event.take() {
-            self.fd.registration.clear_readiness(ev);
-        }
-    }
-
-    /// Forgets only the bits of `ready`; see [`AsyncFdReadyGuard::clear_ready_matching`].
-    pub fn clear_ready_matching(&mut self, ready: Ready) {
-        clear_matching(&self.fd.registration, &mut self.event, ready);
-    }
-
-    /// Keeps the readiness: the next wait completes at once.
-    pub fn retain_ready(&mut self) {
-        self.event = None;
-    }
-
     /// Runs `f`; if it returns `WouldBlock`, clears the readiness and returns `Err(TryIoError)`.
     pub fn try_io<R>(
         &mut self,

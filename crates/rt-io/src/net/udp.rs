@@ -146,13 +146,25 @@ impl UdpSocket {
     /// Polls receiving a datagram from the connected peer into `buf`'s unfilled part (not
     /// zeroed first). Only the last task to poll is woken.
     pub fn poll_recv(&self, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        self.poll_recv_into(cx, buf, |sys, b| Ok((sys.recv(b)?, ())))
+    }
+
+    /// Polls `recv` (one of `recv`, `recv_from`, `peek_from`: it returns the byte count and
+    /// what else it learnt) into `buf`'s unfilled part, and marks what it wrote as filled.
+    fn poll_recv_into<R>(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+        mut recv: impl FnMut(&mio::net::UdpSocket, &mut [u8]) -> io::Result<(usize, R)>,
+    ) -> Poll<io::Result<R>> {
         let sys = self.io.get_ref();
-        let n = ready!(self.io.poll_read_io(cx, || {
-            // SAFETY: only `recv(2)` writes into it; `filled` marks what it wrote.
-            sys.recv(unsafe { unfilled(buf) })
+        let (n, r) = ready!(self.io.poll_read_io(cx, || {
+            // SAFETY: `recv` only hands it to a receiving syscall, which writes into it and
+            // never reads it; `filled` marks only what it wrote.
+            recv(sys, unsafe { unfilled(buf) })
         }))?;
         filled(buf, n);
-        Poll::Ready(Ok(()))
+        Poll::Ready(Ok(r))
     }
 
     /// Sends `buf` to `target` if the socket is writable now (`WouldBlock` if not).
@@ -189,13 +201,7 @@ impl UdpSocket {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<SocketAddr>> {
-        let sys = self.io.get_ref();
-        let (n, from) = ready!(self.io.poll_read_io(cx, || {
-            // SAFETY: only `recvfrom(2)` writes into it; `filled` marks what it wrote.
-            sys.recv_from(unsafe { unfilled(buf) })
-        }))?;
-        filled(buf, n);
-        Poll::Ready(Ok(from))
+        self.poll_recv_into(cx, buf, |sys, b| sys.recv_from(b))
     }
 
     /// Copies the next datagram from the connected peer into `buf` without taking it off the
@@ -238,13 +244,7 @@ impl UdpSocket {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<SocketAddr>> {
-        let sys = self.io.get_ref();
-        let (n, from) = ready!(self.io.poll_read_io(cx, || {
-            // SAFETY: only `recvfrom(2)` writes into it; `filled` marks what it wrote.
-            sys.peek_from(unsafe { unfilled(buf) })
-        }))?;
-        filled(buf, n);
-        Poll::Ready(Ok(from))
+        self.poll_recv_into(cx, buf, |sys, b| sys.peek_from(b))
     }
 
     /// Polls until a receive may not block. Only the last task to poll is woken.
