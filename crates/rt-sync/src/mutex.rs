@@ -331,16 +331,10 @@ impl<'a, T> MutexGuard<'a, T> {
     }
 
     /// Narrows the guard to a part of the data; the lock stays held by the result.
-    pub fn map<U: ?Sized>(
-        mut this: Self,
-        f: impl FnOnce(&mut T) -> &mut U,
-    ) -> MappedMutexGuard<'a, U> {
-        let data: *mut U = f(&mut *this);
-        let this = ManuallyDrop::new(this);
-        MappedMutexGuard {
-            raw: &this.lock.raw,
-            data,
-            _marker: PhantomData,
+    pub fn map<U: ?Sized>(this: Self, f: impl FnOnce(&mut T) -> &mut U) -> MappedMutexGuard<'a, U> {
+        match Self::try_map(this, |t| Some(f(t))) {
+            Ok(guard) => guard,
+            Err(_) => unreachable!("the closure gave `Some`"),
         }
     }
 
@@ -412,14 +406,12 @@ impl<T> OwnedMutexGuard<T> {
 
     /// Narrows the guard to a part of the data; the lock stays held by the result.
     pub fn map<U: ?Sized>(
-        mut this: Self,
+        this: Self,
         f: impl FnOnce(&mut T) -> &mut U,
     ) -> OwnedMappedMutexGuard<T, U> {
-        let data: *mut U = f(&mut *this);
-        OwnedMappedMutexGuard {
-            lock: OwnedMutexGuard::into_lock(this),
-            data,
-            _marker: PhantomData,
+        match Self::try_map(this, |t| Some(f(t))) {
+            Ok(guard) => guard,
+            Err(_) => unreachable!("the closure gave `Some`"),
         }
     }
 
@@ -481,16 +473,10 @@ unsafe impl<T: ?Sized + Send + Sync> Sync for MappedMutexGuard<'_, T> {}
 
 impl<'a, T: ?Sized> MappedMutexGuard<'a, T> {
     /// Narrows the guard further.
-    pub fn map<U: ?Sized>(
-        mut this: Self,
-        f: impl FnOnce(&mut T) -> &mut U,
-    ) -> MappedMutexGuard<'a, U> {
-        let data: *mut U = f(&mut *this);
-        let this = ManuallyDrop::new(this);
-        MappedMutexGuard {
-            raw: this.raw,
-            data,
-            _marker: PhantomData,
+    pub fn map<U: ?Sized>(this: Self, f: impl FnOnce(&mut T) -> &mut U) -> MappedMutexGuard<'a, U> {
+        match Self::try_map(this, |t| Some(f(t))) {
+            Ok(guard) => guard,
+            Err(_) => unreachable!("the closure gave `Some`"),
         }
     }
 
@@ -567,14 +553,12 @@ impl<T, U: ?Sized> OwnedMappedMutexGuard<T, U> {
 
     /// Narrows the guard further.
     pub fn map<V: ?Sized>(
-        mut this: Self,
+        this: Self,
         f: impl FnOnce(&mut U) -> &mut V,
     ) -> OwnedMappedMutexGuard<T, V> {
-        let data: *mut V = f(&mut *this);
-        OwnedMappedMutexGuard {
-            lock: OwnedMappedMutexGuard::into_lock(this),
-            data,
-            _marker: PhantomData,
+        match Self::try_map(this, |t| Some(f(t))) {
+            Ok(guard) => guard,
+            Err(_) => unreachable!("the closure gave `Some`"),
         }
     }
 

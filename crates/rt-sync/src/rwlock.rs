@@ -236,9 +236,10 @@ impl<'a, T: ?Sized> RwLockReadGuard<'a, T> {
     /// Narrows the guard to a part of the data (tokio's `RwLockReadGuard::map`); the lock stays
     /// held for reading until the new guard drops.
     pub fn map<U: ?Sized>(this: Self, f: impl FnOnce(&T) -> &U) -> RwLockReadGuard<'a, U> {
-        let data: *const U = f(&*this);
-        let this = ManuallyDrop::new(this);
-        RwLockReadGuard::new(this.s, data)
+        match Self::try_map(this, |t| Some(f(t))) {
+            Ok(guard) => guard,
+            Err(_) => unreachable!("the closure gave `Some`"),
+        }
     }
 
     /// [`RwLockReadGuard::map`] that may fail: `Err` gives the guard back unchanged.
@@ -299,12 +300,13 @@ impl<'a, T: ?Sized> RwLockWriteGuard<'a, T> {
 
     /// Narrows the guard to a part of the data, still held for writing.
     pub fn map<U: ?Sized>(
-        mut this: Self,
+        this: Self,
         f: impl FnOnce(&mut T) -> &mut U,
     ) -> RwLockMappedWriteGuard<'a, U> {
-        let data: *mut U = f(&mut *this);
-        let this = ManuallyDrop::new(this);
-        RwLockMappedWriteGuard::new(this.s, data, this.permits)
+        match Self::try_map(this, |t| Some(f(t))) {
+            Ok(guard) => guard,
+            Err(_) => unreachable!("the closure gave `Some`"),
+        }
     }
 
     /// [`RwLockWriteGuard::map`] that may fail: `Err` gives the guard back unchanged.
@@ -338,10 +340,10 @@ impl<'a, T: ?Sized> RwLockWriteGuard<'a, T> {
         this: Self,
         f: impl FnOnce(&T) -> &U,
     ) -> RwLockReadGuard<'a, U> {
-        let data: *const U = f(&*this);
-        let read = this.downgrade();
-        let read = ManuallyDrop::new(read);
-        RwLockReadGuard::new(read.s, data)
+        match Self::try_downgrade_map(this, |t| Some(f(t))) {
+            Ok(guard) => guard,
+            Err(_) => unreachable!("the closure gave `Some`"),
+        }
     }
 
     /// [`RwLockWriteGuard::downgrade_map`] that may fail: `Err` gives the write guard back.
@@ -369,12 +371,13 @@ impl<'a, T: ?Sized> RwLockMappedWriteGuard<'a, T> {
 
     /// Narrows the guard further.
     pub fn map<U: ?Sized>(
-        mut this: Self,
+        this: Self,
         f: impl FnOnce(&mut T) -> &mut U,
     ) -> RwLockMappedWriteGuard<'a, U> {
-        let data: *mut U = f(&mut *this);
-        let this = ManuallyDrop::new(this);
-        RwLockMappedWriteGuard::new(this.s, data, this.permits)
+        match Self::try_map(this, |t| Some(f(t))) {
+            Ok(guard) => guard,
+            Err(_) => unreachable!("the closure gave `Some`"),
+        }
     }
 
     /// [`RwLockMappedWriteGuard::map`] that may fail: `Err` gives the guard back unchanged.
@@ -426,11 +429,9 @@ impl<T, U: ?Sized> OwnedRwLockReadGuard<T, U> {
 
     /// Narrows the guard to a part of the data; the lock stays held for reading.
     pub fn map<V: ?Sized>(this: Self, f: impl FnOnce(&U) -> &V) -> OwnedRwLockReadGuard<T, V> {
-        let data: *const V = f(&*this);
-        OwnedRwLockReadGuard {
-            lock: OwnedRwLockReadGuard::into_lock(this),
-            data,
-            _marker: PhantomData,
+        match Self::try_map(this, |t| Some(f(t))) {
+            Ok(guard) => guard,
+            Err(_) => unreachable!("the closure gave `Some`"),
         }
     }
 
@@ -497,14 +498,12 @@ impl<T> OwnedRwLockWriteGuard<T> {
 
     /// Narrows the guard to a part of the data, still held for writing.
     pub fn map<U: ?Sized>(
-        mut this: Self,
+        this: Self,
         f: impl FnOnce(&mut T) -> &mut U,
     ) -> OwnedRwLockMappedWriteGuard<T, U> {
-        let data: *mut U = f(&mut *this);
-        OwnedRwLockMappedWriteGuard {
-            lock: OwnedRwLockWriteGuard::into_lock(this),
-            data,
-            _marker: PhantomData,
+        match Self::try_map(this, |t| Some(f(t))) {
+            Ok(guard) => guard,
+            Err(_) => unreachable!("the closure gave `Some`"),
         }
     }
 
@@ -540,12 +539,9 @@ impl<T> OwnedRwLockWriteGuard<T> {
         this: Self,
         f: impl FnOnce(&T) -> &U,
     ) -> OwnedRwLockReadGuard<T, U> {
-        let data: *const U = f(&*this);
-        let read = this.downgrade();
-        OwnedRwLockReadGuard {
-            lock: OwnedRwLockReadGuard::into_lock(read),
-            data,
-            _marker: PhantomData,
+        match Self::try_downgrade_map(this, |t| Some(f(t))) {
+            Ok(guard) => guard,
+            Err(_) => unreachable!("the closure gave `Some`"),
         }
     }
 
@@ -581,14 +577,12 @@ impl<T, U: ?Sized> OwnedRwLockMappedWriteGuard<T, U> {
 
     /// Narrows the guard further.
     pub fn map<V: ?Sized>(
-        mut this: Self,
+        this: Self,
         f: impl FnOnce(&mut U) -> &mut V,
     ) -> OwnedRwLockMappedWriteGuard<T, V> {
-        let data: *mut V = f(&mut *this);
-        OwnedRwLockMappedWriteGuard {
-            lock: OwnedRwLockMappedWriteGuard::into_lock(this),
-            data,
-            _marker: PhantomData,
+        match Self::try_map(this, |t| Some(f(t))) {
+            Ok(guard) => guard,
+            Err(_) => unreachable!("the closure gave `Some`"),
         }
     }
 
