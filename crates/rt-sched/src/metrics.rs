@@ -85,6 +85,7 @@ pub(crate) struct WorkerCounters {
     unparks: AtomicU64,
     lifo_hits: AtomicU64,
     spawns: AtomicU64,
+    os_yields: AtomicU64,
     /// Nanoseconds busy, summed over finished busy periods (updated at each park).
     busy_ns: AtomicU64,
     /// When the current busy period began, in nanoseconds since [`Counters::epoch`].
@@ -133,6 +134,14 @@ impl WorkerCounters {
         }
     }
 
+    /// The worker gave its CPU to the OS (`sched_yield`) after running tasks without a break.
+    #[inline]
+    pub(crate) fn os_yield(&self) {
+        if rt_core::OBSERVE {
+            bump(&self.os_yields);
+        }
+    }
+
     /// The worker parks now (`now` is the clock read the park makes anyway): counts the park,
     /// closes the busy period, and returns a guard that opens the next one when the worker
     /// wakes (one more clock read).
@@ -160,6 +169,7 @@ impl WorkerCounters {
             unparks: self.unparks.load(Relaxed),
             lifo_hits: self.lifo_hits.load(Relaxed),
             spawns: self.spawns.load(Relaxed),
+            os_yields: self.os_yields.load(Relaxed),
             busy: Duration::from_nanos(self.busy_ns.load(Relaxed)),
             ..WorkerMetrics::default()
         }
@@ -467,6 +477,9 @@ pub struct WorkerMetrics {
     pub lifo_hits: u64,
     /// Tasks spawned by tasks running on this worker (count).
     pub spawns: u64,
+    /// Times this worker gave its CPU to the OS scheduler (`sched_yield`) after running tasks
+    /// for `Builder::os_yield_after` without a break (count).
+    pub os_yields: u64,
     /// Time this worker was busy (not parked), summed over its busy periods up to its latest
     /// park: a period is added when it ends, so a worker that has run since its last park has
     /// that run missing until it parks again. Measured by one clock read at each park and
@@ -538,6 +551,7 @@ impl Metrics {
                 unparks: a.unparks + w.unparks,
                 lifo_hits: a.lifo_hits + w.lifo_hits,
                 spawns: a.spawns + w.spawns,
+                os_yields: a.os_yields + w.os_yields,
                 busy: a.busy + w.busy,
                 local_queue_depth: a.local_queue_depth + w.local_queue_depth,
                 reactor_turns: a.reactor_turns + w.reactor_turns,
@@ -646,6 +660,10 @@ impl Metrics {
     pub fn worker_overflow_count(&self, worker: usize) -> u64 {
         let _ = self.worker(worker);
         0
+    }
+    /// [`WorkerMetrics::os_yields`].
+    pub fn worker_os_yield_count(&self, worker: usize) -> u64 {
+        self.worker(worker).os_yields
     }
     /// [`WorkerMetrics::reactor_turns`].
     pub fn worker_reactor_turn_count(&self, worker: usize) -> u64 {

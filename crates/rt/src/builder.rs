@@ -32,6 +32,7 @@ pub struct Builder {
     on_thread_stop: Option<ThreadCallback>,
     global_queue_interval: u32,
     event_interval: u32,
+    os_yield_after: Option<Duration>,
     max_blocking_threads: usize,
     keep_alive: Duration,
     frame_pool: bool,
@@ -57,6 +58,7 @@ impl std::fmt::Debug for Builder {
             .field("on_thread_stop", &self.on_thread_stop.is_some())
             .field("global_queue_interval", &self.global_queue_interval)
             .field("event_interval", &self.event_interval)
+            .field("os_yield_after", &self.os_yield_after)
             .field("max_blocking_threads", &self.max_blocking_threads)
             .field("keep_alive", &self.keep_alive)
             .field("frame_pool", &self.frame_pool)
@@ -154,6 +156,7 @@ impl Builder {
             on_thread_stop: None,
             global_queue_interval: rt_sched::DEFAULT_GLOBAL_QUEUE_INTERVAL,
             event_interval: rt_sched::DEFAULT_EVENT_INTERVAL,
+            os_yield_after: Some(rt_sched::DEFAULT_OS_YIELD_AFTER),
             max_blocking_threads: 512,
             keep_alive: Duration::from_secs(10),
             frame_pool: true,
@@ -262,6 +265,35 @@ impl Builder {
     pub fn event_interval(&mut self, val: u32) -> &mut Builder {
         assert!(val > 0, "event_interval must be greater than 0");
         self.event_interval = val;
+        self
+    }
+
+    /// A worker that has run tasks for `after` without a break (without parking, or since its
+    /// last yield) gives its CPU to the OS scheduler once (`sched_yield`), checked every
+    /// `event_interval` ticks. Default 1 ms; `None`: never (tokio's behaviour).
+    /// Multi-thread only.
+    ///
+    /// Why: a worker that always finds another task never blocks, so Linux takes its CPU
+    /// away only at a scheduler tick (4 ms at `HZ=250`), and every other thread runnable on
+    /// that CPU waits that long — the client of a loopback service, a sidecar, the process's
+    /// other threads. Yielding bounds that wait near `after`. With nothing else runnable the
+    /// yield returns at once (one system call per `after` of uninterrupted work), and the OS
+    /// still shares the CPU fairly: a yield gives up the rest of a slice, not CPU share. On a
+    /// 2-core machine running hyper and its load generator, it took rt's p99 latency from
+    /// 1.3× tokio's to 0.7× (`docs/BENCHMARKS.md`). [`RuntimeMetrics::worker_os_yield_count`]
+    /// counts the yields.
+    ///
+    /// [`RuntimeMetrics::worker_os_yield_count`]: crate::runtime::RuntimeMetrics::worker_os_yield_count
+    ///
+    /// # Panics
+    /// When `after` is `Some(Duration::ZERO)` (use `None` to turn yielding off).
+    #[track_caller]
+    pub fn os_yield_after(&mut self, after: Option<Duration>) -> &mut Builder {
+        assert!(
+            after != Some(Duration::ZERO),
+            "os_yield_after must be greater than zero (None turns yielding off)"
+        );
+        self.os_yield_after = after;
         self
     }
 
@@ -459,6 +491,7 @@ impl Builder {
                     io_driver,
                     global_queue_interval: self.global_queue_interval,
                     event_interval: self.event_interval,
+                    os_yield_after: self.os_yield_after,
                     stall: self.stall_config(),
                     histograms: self.poll_time_histogram,
                     // More awake workers than CPUs only take turns on the cores (BENCHMARKS,

@@ -73,6 +73,9 @@ pub(crate) struct WorkerContext {
     /// Ticks left until the next `poll_driver_on_interval` (counts down from `event_interval`;
     /// a countdown rather than `tick % interval`, which would divide on every tick).
     until_event: Cell<u32>,
+    /// When this worker last took a break from running tasks: woke from a park, or yielded
+    /// its CPU (`maybe_yield_cpu`).
+    last_break: Cell<std::time::Instant>,
     /// Ticks left until the injector is checked first (counts down from
     /// `global_queue_interval`).
     until_global: Cell<u32>,
@@ -152,6 +155,7 @@ pub(crate) fn run(handle: Handle, index: usize, local: Local<Notified<Handle>>, 
         counters,
         stamp,
         until_event: Cell::new(event_interval),
+        last_break: Cell::new(std::time::Instant::now()),
         until_global: Cell::new(global_queue_interval),
         is_searching: Cell::new(false),
         rng: Cell::new(0x9E37_79B9 ^ (index as u32).wrapping_mul(0x85EB_CA6B) | 1),
@@ -293,6 +297,8 @@ impl WorkerContext {
                 continue;
             }
             self.park(&self.parker);
+            // A park is a break from running tasks (`maybe_yield_cpu`).
+            self.last_break.set(std::time::Instant::now());
         }
     }
 
@@ -635,11 +641,26 @@ impl WorkerContext {
     /// otherwise wait for that owner (`watch_others`; an idle worker does the same from its
     /// park, `park_in_driver`).
     fn poll_driver_on_interval(&self) {
+        self.maybe_yield_cpu();
         self.turn_driver_nonblocking();
         if self.owns_shard {
             if let Some(driver) = self.shared().io_driver.as_deref() {
                 self.watch_others(driver, false);
             }
+        }
+    }
+
+    /// Yields this thread's CPU to the OS once if the worker has run tasks for
+    /// `os_yield_after` without a break ("Yielding the CPU" in the module docs).
+    fn maybe_yield_cpu(&self) {
+        let Some(after) = self.shared().os_yield_after else {
+            return;
+        };
+        let now = std::time::Instant::now();
+        if now.saturating_duration_since(self.last_break.get()) >= after {
+            std::thread::yield_now();
+            self.counters().os_yield();
+            self.last_break.set(std::time::Instant::now());
         }
     }
 
