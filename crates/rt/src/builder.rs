@@ -280,8 +280,8 @@ impl Builder {
     /// yield returns at once (one system call per `after` of uninterrupted work), and the OS
     /// still shares the CPU fairly: a yield gives up the rest of a slice, not CPU share. On a
     /// 2-core machine running hyper and its load generator, it took rt's p99 latency from
-    /// 1.3× tokio's to 0.7× (`docs/BENCHMARKS.md`). [`RuntimeMetrics::worker_os_yield_count`]
-    /// counts the yields.
+    /// 1.2–1.3× tokio's to 0.7–0.9× (`docs/BENCHMARKS.md`).
+    /// [`RuntimeMetrics::worker_os_yield_count`] counts the yields.
     ///
     /// [`RuntimeMetrics::worker_os_yield_count`]: crate::runtime::RuntimeMetrics::worker_os_yield_count
     ///

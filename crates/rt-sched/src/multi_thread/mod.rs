@@ -27,8 +27,8 @@
 //! next `event_interval` tick: one clock read per `event_interval` polls, and one system call
 //! per millisecond of uninterrupted work, which returns at once when nothing else wants the
 //! CPU. Fairness between threads is still the OS's (a yield gives up the rest of a slice, not
-//! CPU share). On this machine it took the p99 latency of hyper at 50 connections from 1.3×
-//! tokio's to 0.7× (`docs/BENCHMARKS.md`); tokio does not yield.
+//! CPU share). On this machine it took the p99 latency of hyper at 50 connections from 1.2–1.3×
+//! tokio's to 0.7–0.9× (`docs/BENCHMARKS.md`); tokio does not yield.
 //!
 //! # `block_in_place`: lending a worker to a substitute thread
 //!
