@@ -48,7 +48,7 @@ pub const DEFAULT_EVENT_INTERVAL: u32 = 61;
 /// Default of `multi_thread::Config::os_yield_after`: a worker that has run tasks this long
 /// without a break (a park, or a previous yield) gives its CPU to the OS scheduler once, at its
 /// next `event_interval` tick (see "Yielding the CPU" in `multi_thread`'s docs).
-pub const DEFAULT_OS_YIELD_AFTER: std::time::Duration = std::time::Duration::from_millis(1);
+pub const DEFAULT_OS_YIELD_AFTER: std::time::Duration = std::time::Duration::from_millis(2);
 
 /// An IO and timer driver that an idle scheduler thread may block on instead of its parker, the
 /// way tokio's workers poll the reactor (the facade implements it over rt-io; rt-sched does not

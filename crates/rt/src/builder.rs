@@ -270,7 +270,7 @@ impl Builder {
 
     /// A worker that has run tasks for `after` without a break (without parking, or since its
     /// last yield) gives its CPU to the OS scheduler once (`sched_yield`), checked every
-    /// `event_interval` ticks. Default 1 ms; `None`: never (tokio's behaviour).
+    /// `event_interval` ticks. Default 2 ms; `None`: never (tokio's behaviour).
     /// Multi-thread only.
     ///
     /// Why: a worker that always finds another task never blocks, so Linux takes its CPU
@@ -280,7 +280,8 @@ impl Builder {
     /// yield returns at once (one system call per `after` of uninterrupted work), and the OS
     /// still shares the CPU fairly: a yield gives up the rest of a slice, not CPU share. On a
     /// 2-core machine running hyper and its load generator, it took rt's p99 latency from
-    /// 1.2–1.3× tokio's to 0.7–0.9× (`docs/BENCHMARKS.md`).
+    /// 1.2–1.3× tokio's to about 0.85× at the default; 1 ms gave 0.6× but cost 5–10 % of the
+    /// requests/s at 50 connections (`docs/BENCHMARKS.md`).
     /// [`RuntimeMetrics::worker_os_yield_count`] counts the yields.
     ///
     /// [`RuntimeMetrics::worker_os_yield_count`]: crate::runtime::RuntimeMetrics::worker_os_yield_count

@@ -22,13 +22,13 @@
 //! a scheduler tick (4 ms at `HZ=250`; Linux's EEVDF also shields a running thread's slice from
 //! wake-up preemption). Every other thread that is runnable on that CPU waits that long: the
 //! client of a loopback service, a sidecar, the process's own threads — and the connections
-//! they serve wait with them. So a worker that has run tasks for `Config::os_yield_after` (1 ms
+//! they serve wait with them. So a worker that has run tasks for `Config::os_yield_after` (2 ms
 //! by default) without a break (a park, or a previous yield) calls `sched_yield` once, at its
 //! next `event_interval` tick: one clock read per `event_interval` polls, and one system call
-//! per millisecond of uninterrupted work, which returns at once when nothing else wants the
+//! per 2 ms of uninterrupted work, which returns at once when nothing else wants the
 //! CPU. Fairness between threads is still the OS's (a yield gives up the rest of a slice, not
 //! CPU share). On this machine it took the p99 latency of hyper at 50 connections from 1.2–1.3×
-//! tokio's to 0.7–0.9× (`docs/BENCHMARKS.md`); tokio does not yield.
+//! tokio's to about 0.85× (`docs/BENCHMARKS.md`); tokio does not yield.
 //!
 //! # `block_in_place`: lending a worker to a substitute thread
 //!
