@@ -52,10 +52,19 @@ fn rt_server() -> (Server, SocketAddr) {
 }
 
 fn rt_server_on(bind: &str) -> (Server, SocketAddr) {
-    let runtime = rt::Builder::new_multi_thread()
-        .worker_threads(WORKERS)
-        .build()
-        .unwrap();
+    let mut builder = rt::Builder::new_multi_thread();
+    builder.worker_threads(WORKERS);
+    // Knobs for A/B runs of rt's own settings (unset: rt's defaults).
+    if let Ok(us) = std::env::var("HTTP_BENCH_RT_OS_YIELD_US") {
+        let us: u64 = us
+            .parse()
+            .expect("HTTP_BENCH_RT_OS_YIELD_US: microseconds, 0 = never");
+        builder.os_yield_after((us > 0).then(|| Duration::from_micros(us)));
+    }
+    if let Ok(n) = std::env::var("HTTP_BENCH_RT_EVENT_INTERVAL") {
+        builder.event_interval(n.parse().expect("HTTP_BENCH_RT_EVENT_INTERVAL: a number"));
+    }
+    let runtime = builder.build().unwrap();
     let addr = runtime.block_on(async {
         let listener = rt::net::TcpListener::bind(bind).await.unwrap();
         let addr = listener.local_addr().unwrap();

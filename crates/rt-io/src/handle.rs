@@ -153,8 +153,16 @@ impl Handle {
 
     /// The thread's current handle, or `None` outside a runtime.
     pub fn try_current() -> Option<Handle> {
+        Handle::with_current(Handle::clone)
+    }
+
+    /// `f` of the thread's current handle, borrowed (no reference count is touched), or `None`
+    /// outside a runtime. For callers that keep only a part of the handle (a sleep keeps the
+    /// timers' handle): the whole handle's count is shared by every worker, and bumping it per
+    /// sleep would move its cache line between them.
+    pub(crate) fn with_current<R>(f: impl FnOnce(&Handle) -> R) -> Option<R> {
         CURRENT_REACTOR
-            .try_with(|c| c.borrow().clone())
+            .try_with(|c| c.borrow().as_ref().map(f))
             .ok()
             .flatten()
     }

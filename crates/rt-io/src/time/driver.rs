@@ -338,7 +338,11 @@ impl TimeHandle {
     /// Outside an rt runtime (with the reactor handle's message).
     #[track_caller]
     pub(crate) fn current() -> TimeHandle {
-        crate::Handle::current().time().handle()
+        match crate::Handle::with_current(|h| h.time().handle()) {
+            Some(t) => t,
+            // `Handle::current`'s panic, with its message.
+            None => crate::Handle::current().time().handle(),
+        }
     }
 
     /// The clock of these timers.

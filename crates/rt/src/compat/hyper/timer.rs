@@ -45,6 +45,14 @@ impl Future for HyperSleep {
 impl Sleep for HyperSleep {}
 
 impl hyper::rt::Timer for HyperTimer {
+    /// Now on rt's clock, which [`rt::time::pause`](crate::time::pause) and
+    /// [`advance`](crate::time::advance) move (hyper's default is std's clock): hyper adds its
+    /// timeouts to this, so under paused time a header-read timeout counts paused time, as
+    /// with hyper-util's `TokioTimer`, instead of falling due at once after an `advance`.
+    fn now(&self) -> Instant {
+        crate::time::Instant::now().into_std()
+    }
+
     fn sleep(&self, duration: Duration) -> Pin<Box<dyn Sleep>> {
         Box::pin(HyperSleep {
             inner: crate::time::sleep(duration),
