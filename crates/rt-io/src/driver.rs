@@ -91,7 +91,7 @@ impl Driver {
                 part.listen = Some(crate::listen::Listen::new(k, &fds)?);
             }
         }
-        let time = TimeDriver::new(&parts[0].registry, TIMER_TOKEN, unpark)?;
+        let time = TimeDriver::new(&parts[0].registry, TIMER_TOKEN, unpark, parts.len())?;
         let handle = Handle::new(Reactor::new(parts.into_boxed_slice(), time, !own_thread));
         let mut cores = polls.into_iter().map(reactor::Core::new);
         let thread = if own_thread {

@@ -89,10 +89,15 @@ impl WorkerDriver {
         } else {
             timeout
         };
-        let timeout = match (timeout, reactor.time.next_timeout()) {
+        // Staging rule 1 (`time/stage.rs`): this shard's staged timers due soon go to the
+        // wheel before the wheel's next deadline is read, and the turn blocks no longer than
+        // until the next staged one is due.
+        let staged = reactor.time.flush_stage(shard);
+        let min = |a: Option<Duration>, b: Option<Duration>| match (a, b) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
+        let timeout = min(min(timeout, staged), reactor.time.next_timeout());
         let turns = shard_ref.turns.fetch_add(1, Ordering::Relaxed);
         if turns.is_multiple_of(CPU_REFRESH_TURNS)
             && reactor.shards.len() > 1

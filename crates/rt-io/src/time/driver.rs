@@ -63,6 +63,7 @@ use rt_core::sync::{Arc, AtomicBool, Mutex, MutexGuard, Ordering};
 
 use super::clock::Clock;
 use super::entry::Entry;
+use super::stage::Stages;
 use super::timerfd::TimerFd;
 use super::wheel::{Key, Wheel};
 
@@ -106,6 +107,8 @@ struct Timers {
     /// (`clock.rs`). While paused the timerfd is never armed: the clock moves only by
     /// `advance` and auto-advance, which fire what they pass themselves.
     clock: Clock,
+    /// Far-off timers kept off the wheel, one stage per shard (`stage.rs`).
+    stages: Stages,
 }
 
 struct Locked {
@@ -143,8 +146,9 @@ impl TimeDriver {
         registry: &mio::Registry,
         token: mio::Token,
         unpark: std::sync::Arc<dyn Fn() + Send + Sync>,
+        shards: usize,
     ) -> io::Result<TimeDriver> {
-        TimeDriver::build(registry, token, unpark, true)
+        TimeDriver::build(registry, token, unpark, true, shards)
     }
 
     /// `new`, or with `timerfd: false` the fallback mode (epoll timeouts and unparks).
@@ -153,6 +157,7 @@ impl TimeDriver {
         token: mio::Token,
         unpark: std::sync::Arc<dyn Fn() + Send + Sync>,
         timerfd: bool,
+        shards: usize,
     ) -> io::Result<TimeDriver> {
         let timerfd = if timerfd {
             TimerFd::new(registry, token).ok()
@@ -175,6 +180,7 @@ impl TimeDriver {
                     timerfd,
                     unpark,
                     clock: Clock::new(),
+                    stages: Stages::new(shards),
                 }),
             },
         })
@@ -305,6 +311,11 @@ impl TimeDriver {
         true
     }
 
+    /// Staging rule 1 for a turn of `shard` (`stage.rs`): see [`TimeHandle::flush_stage`].
+    pub(crate) fn flush_stage(&self, shard: usize) -> Option<Duration> {
+        self.handle.flush_stage(shard, false)
+    }
+
     /// Whether any timer is pending.
     pub(crate) fn has_timers(&self) -> bool {
         self.handle.inner.lock().wheel.len() > 0
@@ -324,6 +335,8 @@ impl TimeDriver {
             locked.shutdown = true;
             locked.wheel.drain(|entry| all.push(entry));
         }
+        // Staging rule 3: nothing is staged from here on, and what was staged fires too.
+        all.extend(self.handle.inner.stages.close());
         for entry in all {
             entry.fire(true);
         }
@@ -369,6 +382,12 @@ impl TimeHandle {
         locked.armed = None;
         locked.expires = None;
         locked.unread = inner.use_timerfd.load(Ordering::Relaxed);
+        drop(locked);
+        // Staging rule 3: the clock is paused, so nothing is staged from here on; move what
+        // is into the wheel, where auto-advance and `advance` see it.
+        for shard in 0..inner.stages.shards() {
+            self.flush_stage(shard, true);
+        }
     }
 
     /// Lets the clock run again and plans the reactor's wake-up for the next timer.
@@ -416,31 +435,76 @@ impl TimeHandle {
     /// Stores `entry` to fire at `deadline`.
     pub(crate) fn insert(&self, deadline: Instant, entry: Arc<Entry>) -> Insert {
         let inner = &*self.inner;
-        let when = inner.tick_ceil(deadline);
-        let unpark = {
-            let mut locked = inner.lock();
-            if locked.shutdown {
-                return Insert::Shutdown;
-            }
-            let key = match locked.wheel.insert(when, entry) {
-                Ok(key) => key,
-                Err(_) => return Insert::Due,
-            };
-            if locked.armed.is_some_and(|armed| armed <= when) {
-                return Insert::Registered(key);
-            }
-            (inner.arm(&mut locked, when), key)
-        };
-        if unpark.0 {
+        let (insert, unpark) = inner.insert_locked(&mut inner.lock(), deadline, entry);
+        if unpark {
             (inner.unpark)();
         }
-        Insert::Registered(unpark.1)
+        insert
     }
 
     /// Removes the entry inserted under `key`, if the wheel still holds it (it does not once it
     /// has been handed out to fire).
     pub(crate) fn remove(&self, key: Key, entry: &Arc<Entry>) {
         self.inner.lock().wheel.remove(key, entry);
+    }
+
+    /// Stages `entry` instead of inserting it (`stage.rs`), if its deadline is far enough
+    /// ahead of `now` and this thread is a worker with a shard of its own: returns that shard.
+    pub(crate) fn stage(
+        &self,
+        deadline: Instant,
+        now: Instant,
+        entry: &Arc<Entry>,
+    ) -> Option<usize> {
+        let inner = &*self.inner;
+        inner
+            .stages
+            .stage(deadline, now, || inner.clock.is_paused(), entry)
+    }
+
+    /// Takes a staged sleep's entry out of the timers (staging rule 2): out of `shard`'s stage,
+    /// or, if a flush moved it, out of the wheel.
+    pub(crate) fn unstage(&self, shard: usize, entry: &Arc<Entry>) {
+        if !self.inner.stages.unstage(shard, entry) {
+            let mut locked = self.inner.lock();
+            // The flush wrote the key under this lock; `remove` checks that the node holds this
+            // very entry, so an entry fired (and so removed) meanwhile is left alone.
+            locked.wheel.remove(entry.key(), entry);
+        }
+    }
+
+    /// Staging rule 1 for a turn of `shard`: moves its staged entries that are due soon (all
+    /// of them if `all`) into the wheel. Returns how long the turn may block before the next
+    /// one is due.
+    pub(crate) fn flush_stage(&self, shard: usize, all: bool) -> Option<Duration> {
+        let inner = &*self.inner;
+        let mut fire = Vec::new();
+        let mut unpark = false;
+        let next = inner.stages.flush(shard, inner.clock.now(), all, |due| {
+            let mut locked = inner.lock();
+            for (deadline, entry) in due {
+                let held = entry.clone();
+                let (insert, u) = inner.insert_locked(&mut locked, deadline, entry);
+                unpark |= u;
+                match insert {
+                    Insert::Registered(key) => held.set_key(key),
+                    Insert::Due => fire.push((held, false)),
+                    Insert::Shutdown => fire.push((held, true)),
+                }
+            }
+        });
+        for (entry, shutdown) in fire {
+            entry.fire(shutdown);
+        }
+        if unpark {
+            (inner.unpark)();
+        }
+        next
+    }
+
+    /// Makes `shard` this thread's own for staging (a worker that drives it).
+    pub(crate) fn bind_thread(&self, shard: usize) {
+        self.inner.stages.bind_thread(shard);
     }
 }
 
@@ -455,6 +519,28 @@ impl Timers {
     fn lock(&self) -> MutexGuard<'_, Locked> {
         // A panic under this lock leaves the wheel consistent (no user code runs under it).
         self.locked.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// [`TimeHandle::insert`] under the lock; the `bool` says whether to unpark the reactor
+    /// (after letting go of the lock).
+    fn insert_locked(
+        &self,
+        locked: &mut Locked,
+        deadline: Instant,
+        entry: Arc<Entry>,
+    ) -> (Insert, bool) {
+        if locked.shutdown {
+            return (Insert::Shutdown, false);
+        }
+        let when = self.tick_ceil(deadline);
+        let key = match locked.wheel.insert(when, entry) {
+            Ok(key) => key,
+            Err(_) => return (Insert::Due, false),
+        };
+        if locked.armed.is_some_and(|armed| armed <= when) {
+            return (Insert::Registered(key), false);
+        }
+        (Insert::Registered(key), self.arm(locked, when))
     }
 
     /// Plans the reactor's wake-up for `tick`: arms the timerfd, or in fallback mode asks for an
@@ -561,7 +647,7 @@ mod tests {
                 std::sync::Arc::new(move || waker.wake().unwrap())
             };
             let driver = Arc::new(
-                TimeDriver::build(poll.registry(), mio::Token(1), unpark, timerfd).unwrap(),
+                TimeDriver::build(poll.registry(), mio::Token(1), unpark, timerfd, 1).unwrap(),
             );
             assert_eq!(
                 driver.handle.inner.use_timerfd.load(Ordering::Relaxed),
@@ -650,6 +736,60 @@ mod tests {
             order.push(id);
         }
         assert_eq!(order, [4, 3, 2, 1, 0], "deadline order");
+    }
+
+    /// Staging rules 1 and 2 (`stage.rs`) on a bound thread: a far entry is staged, not in the
+    /// wheel; unstaged from the stage it never reaches the wheel; flushed (all, as `pause`
+    /// does) it is in the wheel under the key written into it, and unstaging then removes it
+    /// from the wheel.
+    #[test]
+    fn staged_entries_leave_by_the_stage_or_by_the_wheel() {
+        let h = Harness::start(true);
+        let time = h.driver.handle();
+        let (tx, _rx) = mpsc::channel();
+        let now = Instant::now();
+        let far = now + Duration::from_secs(30);
+        let entry = reporting(0, &tx);
+        assert_eq!(
+            time.stage(far, now, &entry),
+            None,
+            "an unbound thread does not stage"
+        );
+        time.bind_thread(0);
+        assert_eq!(
+            time.stage(now + Duration::from_millis(10), now, &entry),
+            None,
+            "too near"
+        );
+        assert_eq!(time.stage(far, now, &entry), Some(0));
+        assert!(!h.driver.has_timers(), "staged, not in the wheel");
+        let next = h.driver.flush_stage(0).expect("one staged entry");
+        assert!(
+            next > Duration::from_secs(29) - crate::time::stage::FLUSH_AHEAD,
+            "{next:?}"
+        );
+        time.unstage(0, &entry);
+        assert!(!h.driver.has_timers(), "left from the stage");
+        assert_eq!(
+            std::sync::Arc::strong_count(&entry),
+            1,
+            "the stage let go of it"
+        );
+
+        assert_eq!(time.stage(far, now, &entry), Some(0));
+        assert_eq!(time.flush_stage(0, true), None, "nothing left staged");
+        assert!(h.driver.has_timers(), "flushed into the wheel");
+        time.unstage(0, &entry);
+        assert!(
+            !h.driver.has_timers(),
+            "left from the wheel, by the key the flush wrote"
+        );
+        assert_eq!(entry.fired(), Fired::No);
+        assert_eq!(
+            std::sync::Arc::strong_count(&entry),
+            1,
+            "the wheel let go of it"
+        );
     }
 
     #[test]

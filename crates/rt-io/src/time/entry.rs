@@ -49,7 +49,7 @@
 use std::fmt;
 use std::task::Waker;
 
-use rt_core::sync::{spin_loop, thread, AtomicUsize, Ordering, UnsafeCell};
+use rt_core::sync::{spin_loop, thread, AtomicU32, AtomicUsize, Ordering, UnsafeCell};
 
 /// The owner is writing the waker cell.
 const REGISTERING: usize = 1 << 0;
@@ -67,6 +67,13 @@ pub struct Entry {
     state: AtomicUsize,
     /// Written by whoever holds `REGISTERING` (owner) or `WAKING` (driver), per the protocol.
     waker: UnsafeCell<Option<Waker>>,
+    /// The wheel key of a staged entry that a flush moved into the wheel (`stage.rs`, rule 1).
+    /// Written and read only under the wheel's lock, which orders it (so `Relaxed`); not part of
+    /// the state word's protocol.
+    key: AtomicU32,
+    /// Where the entry sits in its stage's list while staged (`stage.rs`). Written and read
+    /// only under that stage's lock (so `Relaxed`).
+    slot: AtomicU32,
 }
 
 // SAFETY: the only non-`Sync` field is the waker cell, and the state protocol gives exactly one
@@ -94,6 +101,8 @@ impl Entry {
         Entry {
             state: AtomicUsize::new(0),
             waker: UnsafeCell::new(waker),
+            key: AtomicU32::new(u32::MAX),
+            slot: AtomicU32::new(u32::MAX),
         }
     }
 
@@ -111,6 +120,26 @@ impl Entry {
     /// task alive. `&mut self`: as for [`reuse`](Entry::reuse).
     pub fn take_waker(&mut self) -> Option<Waker> {
         self.waker.get_mut().take()
+    }
+
+    /// Records the wheel key a flush gave this staged entry. Under the wheel's lock.
+    pub(crate) fn set_key(&self, key: u32) {
+        self.key.store(key, Ordering::Relaxed);
+    }
+
+    /// The key [`set_key`](Entry::set_key) recorded. Under the wheel's lock.
+    pub(crate) fn key(&self) -> u32 {
+        self.key.load(Ordering::Relaxed)
+    }
+
+    /// Records where the entry sits in its stage. Under the stage's lock.
+    pub(crate) fn set_slot(&self, slot: usize) {
+        self.slot.store(slot as u32, Ordering::Relaxed);
+    }
+
+    /// The slot [`set_slot`](Entry::set_slot) recorded. Under the stage's lock.
+    pub(crate) fn slot(&self) -> usize {
+        self.slot.load(Ordering::Relaxed) as usize
     }
 
     /// Whether the entry fired, and why. Owner side.

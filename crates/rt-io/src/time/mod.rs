@@ -8,6 +8,9 @@
 //! - `entry.rs`: one timer's state word and waker, shared by the sleep (worker thread) and the
 //!   driver (the thread of a reactor turn); the cancel-versus-fire protocol lives there, and loom
 //!   checks it.
+//! - `stage.rs`: far-off timers (a second or more ahead) that a worker registers wait in its
+//!   shard's stage, off the shared wheel, until half a second before their deadline; most are
+//!   dropped before that (hyper's header-read timeout) and never take the wheel's lock.
 //! - `wheel.rs`: the timing wheel, 6 levels of 64 slots over a slab; O(1) insert and remove.
 //! - `driver.rs`: the wheel under a lock, the clock (4.096 µs ticks), and how the reactor is woken
 //!   at the next deadline: a `timerfd` (`timerfd.rs`) armed from whichever thread inserts the
@@ -37,6 +40,7 @@ pub mod error;
 mod instant;
 mod interval;
 mod sleep;
+mod stage;
 mod timeout;
 mod timerfd;
 mod wheel;

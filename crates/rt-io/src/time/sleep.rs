@@ -88,6 +88,8 @@ enum State {
     Idle,
     /// In the wheel (or handed out of it to fire) under `key`.
     Registered { entry: Arc<Entry>, key: Key },
+    /// In `shard`'s stage, or moved from there into the wheel (`stage.rs`).
+    Staged { entry: Arc<Entry>, shard: usize },
     /// Completed for the current deadline.
     Elapsed,
 }
@@ -116,7 +118,9 @@ impl Sleep {
     pub fn is_elapsed(&self) -> bool {
         match &self.state {
             State::Idle => false,
-            State::Registered { entry, .. } => entry.fired() == Fired::Elapsed,
+            State::Registered { entry, .. } | State::Staged { entry, .. } => {
+                entry.fired() == Fired::Elapsed
+            }
             State::Elapsed => true,
         }
     }
@@ -161,6 +165,13 @@ impl Sleep {
                 recycle(entry);
                 waker
             }
+            State::Staged { entry, shard } => {
+                let waker = entry.cancel();
+                // Staging rule 2: out of the stage, or out of the wheel if a flush moved it.
+                self.handle.unstage(shard, &entry);
+                recycle(entry);
+                waker
+            }
             State::Idle | State::Elapsed => None,
         }
     }
@@ -169,11 +180,17 @@ impl Sleep {
         let fired = match &self.state {
             State::Elapsed => return Poll::Ready(()),
             State::Idle => {
-                if self_now(&self.handle) >= self.deadline {
+                let now = self_now(&self.handle);
+                if now >= self.deadline {
                     self.state = State::Elapsed;
                     return Poll::Ready(());
                 }
                 let entry = new_entry(cx.waker().clone());
+                let (deadline, now) = (self.deadline.into_std(), now.into_std());
+                if let Some(shard) = self.handle.stage(deadline, now, &entry) {
+                    self.state = State::Staged { entry, shard };
+                    return Poll::Pending;
+                }
                 match self.handle.insert(self.deadline.into_std(), entry.clone()) {
                     Insert::Registered(key) => {
                         self.state = State::Registered { entry, key };
@@ -183,7 +200,7 @@ impl Sleep {
                     Insert::Shutdown => Fired::Shutdown,
                 }
             }
-            State::Registered { entry, .. } => match entry.fired() {
+            State::Registered { entry, .. } | State::Staged { entry, .. } => match entry.fired() {
                 Fired::No => entry.register(cx.waker()),
                 fired => fired,
             },
@@ -192,10 +209,9 @@ impl Sleep {
             Fired::No => Poll::Pending,
             Fired::Elapsed => {
                 // Fired: the wheel no longer holds the entry, so it needs no removal.
-                if let State::Registered { entry, .. } =
-                    std::mem::replace(&mut self.state, State::Elapsed)
-                {
-                    recycle(entry);
+                match std::mem::replace(&mut self.state, State::Elapsed) {
+                    State::Registered { entry, .. } | State::Staged { entry, .. } => recycle(entry),
+                    State::Idle | State::Elapsed => {}
                 }
                 // Paused, a timer fires with the clock anywhere in its tick (see the time
                 // driver's `process`): the clock then moves on to the deadline, so that nobody
@@ -305,6 +321,7 @@ impl fmt::Debug for Sleep {
         let state = match &self.state {
             State::Idle => "idle",
             State::Registered { .. } => "registered",
+            State::Staged { .. } => "staged",
             State::Elapsed => "elapsed",
         };
         f.debug_struct("Sleep")
