@@ -17,8 +17,9 @@
 //!
 //! 1. Every turn of a shard, by whichever thread takes it (its owner, or a sibling watching a
 //!    busy owner's shard, so a worker stuck in a task holds no timer back), first flushes the
-//!    shard's stage: the entries due within `FLUSH_AHEAD` go to the wheel, and the turn blocks
-//!    no longer than until the next one is. A flush moves an entry under the stage's lock, and
+//!    shard's stage: once an entry is due within `FLUSH_AHEAD`, the entries due within
+//!    `FLUSH_AHEAD + FLUSH_BATCH` go to the wheel (one scan for a batch), and the turn blocks
+//!    no longer than until the next one is due within `FLUSH_AHEAD`. A flush moves an entry under the stage's lock, and
 //!    writes its wheel key into the entry under the wheel's lock.
 //! 2. A staged sleep that deregisters takes its entry back out of the stage under the stage's
 //!    lock; if it is not there, a flush has moved it (rule 1, completed under that same lock),
@@ -42,8 +43,12 @@ use super::entry::Entry;
 
 /// How far ahead a deadline must be for its timer to be staged.
 pub(crate) const STAGE_MIN: Duration = Duration::from_secs(1);
-/// How long before its deadline a staged timer is moved into the wheel.
+/// How long before its deadline a staged timer is moved into the wheel, at the latest.
 pub(crate) const FLUSH_AHEAD: Duration = Duration::from_millis(500);
+/// A flush that scans the stage also moves what falls due up to this much later, so that a
+/// stage of many timers with spread deadlines is scanned at most about four times a second,
+/// not at every turn.
+const FLUSH_BATCH: Duration = Duration::from_millis(250);
 
 /// One stage per reactor shard, and the two facts rule 3 checks.
 pub(crate) struct Stages {
@@ -157,8 +162,9 @@ impl Stages {
         true
     }
 
-    /// Rule 1: with `shard`'s stage locked, hands `f` the entries due within `FLUSH_AHEAD` of
-    /// `now` (every entry if `all`) to insert into the wheel; `f` runs under the stage's lock,
+    /// Rule 1: with `shard`'s stage locked, hands `f` the entries due within `FLUSH_AHEAD +
+    /// FLUSH_BATCH` of `now`, if any is due within `FLUSH_AHEAD` (every entry if `all`), to
+    /// insert into the wheel; `f` runs under the stage's lock,
     /// so a sleep deregistering meanwhile finds its entry either staged or with its key set.
     /// Returns how long until the next flush is due.
     pub(crate) fn flush(
@@ -174,12 +180,13 @@ impl Stages {
         if !all && earliest > horizon {
             return Some(earliest - horizon);
         }
+        let reach = horizon + FLUSH_BATCH;
         let mut due = Vec::new();
         let mut next: Option<Instant> = None;
         let mut i = 0;
         while i < stage.entries.len() {
             let deadline = stage.entries[i].0;
-            if all || deadline <= horizon {
+            if all || deadline <= reach {
                 due.push(stage.remove(i));
             } else {
                 next = Some(next.map_or(deadline, |n| n.min(deadline)));
