@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Paired A/B of HTTP servers: long-lived server processes of the http bench binary
+(`HTTP_BENCH_SERVE`), each loaded in turn by `wrk -t2 -cCONNS -dSECS`, rotating the order every
+round. Prints per-round requests/s, then medians, the paired ratio to the first variant, the
+CPU each server and wrk spent per request (from /proc and getrusage), the idle share of the
+machine and wrk's p99.
+
+usage: scripts/http-ab.py BIN CONNS SECS ROUNDS VARIANT...
+  VARIANT is NAME or NAME:KEY=VALUE,KEY=VALUE (environment for that server); a NAME starting
+  with "tokio" serves hyper on tokio, any other rt. BIN: the http bench binary, e.g.
+  target/release/deps/http-<hash> after `cargo bench -p rt-benches --bench http --no-run`.
+example: scripts/http-ab.py target/release/deps/http-* 50 2 12 tokio rt rt_noyield:HTTP_BENCH_RT_OS_YIELD_US=0
+"""
+import resource, subprocess, sys, time, os, re, statistics, itertools
+binp, conns, secs, rounds = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+variants = []  # (name, env)
+for i, spec in enumerate(sys.argv[5:]):
+    name, _, envs = spec.partition(':')
+    env = dict(os.environ)
+    env['HTTP_BENCH_SERVE'] = 'tokio' if name.startswith('tokio') else 'rt'
+    for kv in filter(None, envs.split(',')):
+        k, _, v = kv.partition('=')
+        env[k] = v
+    env['HTTP_BENCH_ADDR'] = f'127.0.0.1:{18100+i}'
+    variants.append((name, env, 18100+i))
+procs = []
+pids = {}
+for name, env, port in variants:
+    p = subprocess.Popen([binp, '--bench'], env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    procs.append(p); pids[name] = p.pid
+time.sleep(1.0)
+res = {n: [] for n, _, _ in variants}
+P99 = {}
+def cpu():
+    f = open('/proc/stat').readline().split()[1:]
+    v = list(map(int, f)); return v[3] + v[4], sum(v)
+idle = {n: [] for n, _, _ in variants}
+srvcpu = {n: [] for n, _, _ in variants}; wrkcpu = {n: [] for n, _, _ in variants}
+
+def pcpu(pid):
+    f = open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()
+    return (int(f[11]) + int(f[12])) / os.sysconf('SC_CLK_TCK')
+def ccpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN); return r.ru_utime + r.ru_stime
+def wrk(port):
+    out = subprocess.run(['wrk', '-t2', f'-c{conns}', f'-d{secs}s', '--latency', f'http://127.0.0.1:{port}/'], capture_output=True, text=True).stdout
+    rps = float(re.search(r'Requests/sec:\s+([\d.]+)', out).group(1))
+    m = re.search(r'99%\s+([\d.]+)(us|ms|s)', out)
+    p99 = float(m.group(1)) * {'us': 1e-3, 'ms': 1.0, 's': 1e3}[m.group(2)]
+    P99[port] = P99.get(port, []) + [p99]
+    return rps
+for r in range(rounds):
+    order = variants if r % 2 == 0 else variants[::-1]
+    # rotate as well
+    k = r % len(variants)
+    order = variants[k:] + variants[:k] if len(variants) > 2 else order
+    row = {}
+    for name, env, port in order:
+        i0, t0 = cpu(); s0 = pcpu(pids[name]); c0 = ccpu()
+        row[name] = wrk(port)
+        i1, t1 = cpu(); s1 = pcpu(pids[name]); c1 = ccpu()
+        n = row[name] * float(secs)
+        srvcpu[name].append((s1 - s0) / n * 1e6); wrkcpu[name].append((c1 - c0) / n * 1e6)
+        idle[name].append((i1 - i0) / (t1 - t0))
+        res[name].append(row[name])
+    print(f'round {r}: ' + ' '.join(f'{n}={row[n]:.0f}' for n, _, _ in variants), flush=True)
+for p in procs:
+    p.stdin.close(); p.wait()
+base = variants[0][0]
+print('idle: ' + ' '.join(f'{n}={statistics.median(idle[n])*100:.1f}%' for n, _, _ in variants))
+print('server us/req: ' + ' '.join(f'{n}={statistics.median(srvcpu[n]):.2f}' for n, _, _ in variants))
+print('wrk us/req: ' + ' '.join(f'{n}={statistics.median(wrkcpu[n]):.2f}' for n, _, _ in variants))
+for n, _, _ in variants[1:]:
+    b = variants[0][0]
+    print(f'  paired {n}/{b}: server {statistics.median([x/y for x,y in zip(srvcpu[n], srvcpu[b])]):.3f} wrk {statistics.median([x/y for x,y in zip(wrkcpu[n], wrkcpu[b])]):.3f}')
+print('p99 ms (median): ' + ' '.join(f'{n}={statistics.median(P99[port]):.2f}' for n, _, port in variants))
+print('medians: ' + ' '.join(f'{n}={statistics.median(res[n]):.0f}' for n, _, _ in variants))
+for n, _, _ in variants[1:]:
+    ratios = [a / b for a, b in zip(res[n], res[base])]
+    print(f'{n}/{base}: median ratio {statistics.median(ratios):.3f}  mean {statistics.mean(ratios):.3f}  wins {sum(x>1 for x in ratios)}/{len(ratios)}')
