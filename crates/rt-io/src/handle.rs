@@ -250,7 +250,7 @@ impl Handle {
             shard,
         };
         let _ = HOME.try_with(|h| h.set(home));
-        self.inner.time.handle().bind_thread(shard);
+        self.inner.time.bind_thread(shard);
     }
 
     /// This thread's own shard, if it is a worker of this reactor and the reactor has more

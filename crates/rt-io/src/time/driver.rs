@@ -62,7 +62,7 @@ use std::time::{Duration, Instant};
 use rt_core::sync::{Arc, AtomicBool, Mutex, MutexGuard, Ordering};
 
 use super::clock::Clock;
-use super::entry::Entry;
+use super::entry::{Entry, Fired};
 use super::stage::Stages;
 use super::timerfd::TimerFd;
 use super::wheel::{Key, Wheel};
@@ -311,6 +311,11 @@ impl TimeDriver {
         true
     }
 
+    /// Makes `shard` this thread's own for staging (a worker that drives it, `stage.rs`).
+    pub(crate) fn bind_thread(&self, shard: usize) {
+        self.handle.inner.stages.bind_thread(shard);
+    }
+
     /// Staging rule 1 for a turn of `shard` (`stage.rs`): see [`TimeHandle::flush_stage`].
     pub(crate) fn flush_stage(&self, shard: usize) -> Option<Duration> {
         self.handle.flush_stage(shard, false)
@@ -465,7 +470,8 @@ impl TimeHandle {
     /// Takes a staged sleep's entry out of the timers (staging rule 2): out of `shard`'s stage,
     /// or, if a flush moved it, out of the wheel.
     pub(crate) fn unstage(&self, shard: usize, entry: &Arc<Entry>) {
-        if !self.inner.stages.unstage(shard, entry) {
+        // As for a registered sleep: a fired entry is in no wheel (nor stage) any more.
+        if !self.inner.stages.unstage(shard, entry) && entry.fired() == Fired::No {
             let mut locked = self.inner.lock();
             // The flush wrote the key under this lock; `remove` checks that the node holds this
             // very entry, so an entry fired (and so removed) meanwhile is left alone.
@@ -500,11 +506,6 @@ impl TimeHandle {
             (inner.unpark)();
         }
         next
-    }
-
-    /// Makes `shard` this thread's own for staging (a worker that drives it).
-    pub(crate) fn bind_thread(&self, shard: usize) {
-        self.inner.stages.bind_thread(shard);
     }
 }
 
@@ -624,7 +625,6 @@ mod tests {
     use rt_core::sync::Mutex;
 
     use super::*;
-    use crate::time::entry::Fired;
 
     /// Long enough that only a broken driver (a lost wake-up) reaches it.
     const WATCHDOG: Duration = Duration::from_secs(20);
@@ -755,7 +755,7 @@ mod tests {
             None,
             "an unbound thread does not stage"
         );
-        time.bind_thread(0);
+        h.driver.bind_thread(0);
         assert_eq!(
             time.stage(now + Duration::from_millis(10), now, &entry),
             None,

@@ -186,12 +186,12 @@ impl Sleep {
                     return Poll::Ready(());
                 }
                 let entry = new_entry(cx.waker().clone());
-                let (deadline, now) = (self.deadline.into_std(), now.into_std());
-                if let Some(shard) = self.handle.stage(deadline, now, &entry) {
+                let deadline = self.deadline.into_std();
+                if let Some(shard) = self.handle.stage(deadline, now.into_std(), &entry) {
                     self.state = State::Staged { entry, shard };
                     return Poll::Pending;
                 }
-                match self.handle.insert(self.deadline.into_std(), entry.clone()) {
+                match self.handle.insert(deadline, entry.clone()) {
                     Insert::Registered(key) => {
                         self.state = State::Registered { entry, key };
                         return Poll::Pending;

@@ -19,8 +19,8 @@
 //!    busy owner's shard, so a worker stuck in a task holds no timer back), first flushes the
 //!    shard's stage: once an entry is due within `FLUSH_AHEAD`, the entries due within
 //!    `FLUSH_AHEAD + FLUSH_BATCH` go to the wheel (one scan for a batch), and the turn blocks
-//!    no longer than until the next one is due within `FLUSH_AHEAD`. A flush moves an entry under the stage's lock, and
-//!    writes its wheel key into the entry under the wheel's lock.
+//!    no longer than until the next one is due within `FLUSH_AHEAD`. A flush moves an entry
+//!    under the stage's lock, and writes its wheel key into the entry under the wheel's lock.
 //! 2. A staged sleep that deregisters takes its entry back out of the stage under the stage's
 //!    lock; if it is not there, a flush has moved it (rule 1, completed under that same lock),
 //!    and the sleep removes it from the wheel by the key in the entry, under the wheel's lock.
@@ -36,6 +36,7 @@
 use std::cell::Cell;
 use std::time::{Duration, Instant};
 
+use crossbeam_utils::CachePadded;
 use rt_core::sync::unmodelled::AtomicU64;
 use rt_core::sync::{Arc, AtomicBool, Mutex, MutexGuard, Ordering};
 
@@ -54,17 +55,14 @@ const FLUSH_BATCH: Duration = Duration::from_millis(250);
 pub(crate) struct Stages {
     /// Tells this reactor's timers apart from another runtime's in a thread's [`HOME`].
     id: u64,
-    stages: Box<[Padded]>,
+    /// Padded: the workers' stages must not share a cache line.
+    stages: Box<[CachePadded<Mutex<Stage>>]>,
     /// Set (then every stage emptied) when the driver shuts down.
     closed: AtomicBool,
 }
 
-/// A stage on a cache line of its own: the two workers' stages must not share one.
-#[repr(align(128))]
-struct Padded(Mutex<Stage>);
-
 #[derive(Default)]
-pub(crate) struct Stage {
+struct Stage {
     /// Staged entries and their deadlines, in no order.
     entries: Vec<(Instant, Arc<Entry>)>,
     /// At or before every deadline in `entries` (`None`: empty). Not raised when an entry
@@ -96,7 +94,7 @@ impl Stages {
         Stages {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             stages: (0..shards)
-                .map(|_| Padded(Mutex::new(Stage::default())))
+                .map(|_| CachePadded::new(Mutex::new(Stage::default())))
                 .collect(),
             closed: AtomicBool::new(false),
         }
@@ -111,10 +109,7 @@ impl Stages {
 
     fn lock(&self, shard: usize) -> MutexGuard<'_, Stage> {
         // No user code runs under a stage's lock; a panic there leaves the list consistent.
-        self.stages[shard]
-            .0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+        self.stages[shard].lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Stages `entry` (deadline `deadline`, now `now`) on this thread's own shard, if the rules
@@ -164,8 +159,8 @@ impl Stages {
 
     /// Rule 1: with `shard`'s stage locked, hands `f` the entries due within `FLUSH_AHEAD +
     /// FLUSH_BATCH` of `now`, if any is due within `FLUSH_AHEAD` (every entry if `all`), to
-    /// insert into the wheel; `f` runs under the stage's lock,
-    /// so a sleep deregistering meanwhile finds its entry either staged or with its key set.
+    /// insert into the wheel; `f` runs under the stage's lock, so a sleep deregistering
+    /// meanwhile finds its entry either staged or with its key set.
     /// Returns how long until the next flush is due.
     pub(crate) fn flush(
         &self,
