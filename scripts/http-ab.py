@@ -7,9 +7,11 @@ machine and wrk's p99.
 
 usage: scripts/http-ab.py BIN CONNS SECS ROUNDS VARIANT...
   VARIANT is NAME or NAME:KEY=VALUE,KEY=VALUE (environment for that server); a NAME starting
-  with "tokio" serves hyper on tokio, any other rt. BIN: the http bench binary, e.g.
+  with "tokio" serves hyper on tokio, any other rt. The key BIN=PATH runs that variant from
+  another build of the bench binary (an A/B of two commits: copy each build's binary aside). BIN: the http bench binary, e.g.
   target/release/deps/http-<hash> after `cargo bench -p rt-benches --bench http --no-run`.
 example: scripts/http-ab.py target/release/deps/http-* 50 2 12 tokio rt rt_noyield:HTTP_BENCH_RT_OS_YIELD_US=0
+         scripts/http-ab.py /tmp/http-new 50 2 12 tokio new old:BIN=/tmp/http-old
 """
 import resource, subprocess, sys, time, os, re, statistics, itertools
 binp, conns, secs, rounds = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
@@ -23,10 +25,11 @@ for i, spec in enumerate(sys.argv[5:]):
         env[k] = v
     env['HTTP_BENCH_ADDR'] = f'127.0.0.1:{18100+i}'
     variants.append((name, env, 18100+i))
+bins = {name: env.pop('BIN', binp) for name, env, _ in variants}
 procs = []
 pids = {}
 for name, env, port in variants:
-    p = subprocess.Popen([binp, '--bench'], env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    p = subprocess.Popen([bins[name], '--bench'], env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     procs.append(p); pids[name] = p.pid
 time.sleep(1.0)
 res = {n: [] for n, _, _ in variants}
