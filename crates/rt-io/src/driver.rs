@@ -91,8 +91,14 @@ impl Driver {
                 part.listen = Some(crate::listen::Listen::new(k, &fds)?);
             }
         }
-        let time = TimeDriver::new(&parts[0].registry, TIMER_TOKEN, unpark, parts.len())?;
-        let handle = Handle::new(Reactor::new(parts.into_boxed_slice(), time, !own_thread));
+        let id = crate::handle::next_reactor_id();
+        let time = TimeDriver::new(&parts[0].registry, TIMER_TOKEN, unpark, parts.len(), id)?;
+        let handle = Handle::new(Reactor::new(
+            id,
+            parts.into_boxed_slice(),
+            time,
+            !own_thread,
+        ));
         let mut cores = polls.into_iter().map(reactor::Core::new);
         let thread = if own_thread {
             let handle = handle.clone();

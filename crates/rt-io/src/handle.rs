@@ -72,6 +72,23 @@ pub(crate) struct Reactor {
 /// Reactor ids; an id source outside every protocol (`rt_core::sync::unmodelled`).
 static NEXT_REACTOR_ID: unmodelled::AtomicU64 = unmodelled::AtomicU64::new(1);
 
+/// A new reactor's id (never 0), for [`Reactor::new`] and its timers' stages.
+pub(crate) fn next_reactor_id() -> u64 {
+    NEXT_REACTOR_ID.fetch_add(1, unmodelled::Ordering::Relaxed)
+}
+
+/// Makes `shard` of reactor `reactor` this thread's own (see [`Handle::bind_thread`]).
+pub(crate) fn bind_home(reactor: u64, shard: usize) {
+    let _ = HOME.try_with(|h| h.set(Home { reactor, shard }));
+}
+
+/// This thread's own shard in reactor `reactor`, if it has one there (whatever the number of
+/// shards; [`Handle::home_shard`] is the rule for placing sources).
+pub(crate) fn home_in(reactor: u64) -> Option<usize> {
+    let home = HOME.try_with(Cell::get).ok()?;
+    (home.reactor == reactor).then_some(home.shard)
+}
+
 /// One `mio::Poll` (an epoll instance) and what reaches it. With a dedicated `rt-io` thread
 /// there is one shard; when the workers drive IO there is one per worker, and a source is
 /// registered on the shard of the worker that created it (an accepted stream: of the worker on
@@ -245,12 +262,7 @@ impl Handle {
     /// register there, and [`Handle::home_shard`] names it. Called through
     /// [`WorkerDriver::bind_thread`](crate::WorkerDriver::bind_thread).
     pub(crate) fn bind_thread(&self, shard: usize) {
-        let home = Home {
-            reactor: self.inner.id,
-            shard,
-        };
-        let _ = HOME.try_with(|h| h.set(home));
-        self.inner.time.bind_thread(shard);
+        bind_home(self.inner.id, shard);
     }
 
     /// This thread's own shard, if it is a worker of this reactor and the reactor has more
@@ -374,9 +386,15 @@ impl fmt::Debug for Handle {
 }
 
 impl Reactor {
-    pub(crate) fn new(shards: Box<[Shard]>, time: TimeDriver, on_workers: bool) -> Reactor {
+    /// `id` from [`next_reactor_id`], the one its timers' stages were given.
+    pub(crate) fn new(
+        id: u64,
+        shards: Box<[Shard]>,
+        time: TimeDriver,
+        on_workers: bool,
+    ) -> Reactor {
         Reactor {
-            id: NEXT_REACTOR_ID.fetch_add(1, unmodelled::Ordering::Relaxed),
+            id,
             shards,
             slab: RegistrationSlab::new(),
             state: AtomicU8::new(RUNNING),

@@ -147,8 +147,9 @@ impl TimeDriver {
         token: mio::Token,
         unpark: std::sync::Arc<dyn Fn() + Send + Sync>,
         shards: usize,
+        reactor: u64,
     ) -> io::Result<TimeDriver> {
-        TimeDriver::build(registry, token, unpark, true, shards)
+        TimeDriver::build(registry, token, unpark, true, shards, reactor)
     }
 
     /// `new`, or with `timerfd: false` the fallback mode (epoll timeouts and unparks).
@@ -158,6 +159,7 @@ impl TimeDriver {
         unpark: std::sync::Arc<dyn Fn() + Send + Sync>,
         timerfd: bool,
         shards: usize,
+        reactor: u64,
     ) -> io::Result<TimeDriver> {
         let timerfd = if timerfd {
             TimerFd::new(registry, token).ok()
@@ -180,7 +182,7 @@ impl TimeDriver {
                     timerfd,
                     unpark,
                     clock: Clock::new(),
-                    stages: Stages::new(shards),
+                    stages: Stages::new(shards, reactor),
                 }),
             },
         })
@@ -311,9 +313,11 @@ impl TimeDriver {
         true
     }
 
-    /// Makes `shard` this thread's own for staging (a worker that drives it, `stage.rs`).
-    pub(crate) fn bind_thread(&self, shard: usize) {
-        self.handle.inner.stages.bind_thread(shard);
+    /// Makes `shard` this thread's own, as `Handle::bind_thread` does for a worker (tests
+    /// drive the timers without a reactor).
+    #[cfg(test)]
+    fn bind_thread(&self, shard: usize) {
+        crate::handle::bind_home(self.handle.inner.stages.reactor(), shard);
     }
 
     /// Staging rule 1 for a turn of `shard` (`stage.rs`): see [`TimeHandle::flush_stage`].
@@ -647,7 +651,15 @@ mod tests {
                 std::sync::Arc::new(move || waker.wake().unwrap())
             };
             let driver = Arc::new(
-                TimeDriver::build(poll.registry(), mio::Token(1), unpark, timerfd, 1).unwrap(),
+                TimeDriver::build(
+                    poll.registry(),
+                    mio::Token(1),
+                    unpark,
+                    timerfd,
+                    1,
+                    crate::handle::next_reactor_id(),
+                )
+                .unwrap(),
             );
             assert_eq!(
                 driver.handle.inner.use_timerfd.load(Ordering::Relaxed),

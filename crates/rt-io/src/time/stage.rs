@@ -33,11 +33,9 @@
 //! that is no worker of this reactor (a `block_on` thread, the blocking pool, the `rt-io`
 //! thread's runtimes) registers in the wheel directly.
 
-use std::cell::Cell;
 use std::time::{Duration, Instant};
 
 use crossbeam_utils::CachePadded;
-use rt_core::sync::unmodelled::AtomicU64;
 use rt_core::sync::{Arc, AtomicBool, Mutex, MutexGuard, Ordering};
 
 use super::entry::Entry;
@@ -53,8 +51,9 @@ const FLUSH_BATCH: Duration = Duration::from_millis(250);
 
 /// One stage per reactor shard, and the two facts rule 3 checks.
 pub(crate) struct Stages {
-    /// Tells this reactor's timers apart from another runtime's in a thread's [`HOME`].
-    id: u64,
+    /// The reactor's id (`Reactor::id`): a thread whose home shard is in that reactor
+    /// (`Handle::bind_thread`) stages there.
+    reactor: u64,
     /// Padded: the workers' stages must not share a cache line.
     stages: Box<[CachePadded<Mutex<Stage>>]>,
     /// Set (then every stage emptied) when the driver shuts down.
@@ -81,18 +80,10 @@ impl Stage {
     }
 }
 
-rt_core::sync::thread_local! {
-    /// The reactor (its `Stages::id`) and shard a worker thread drives as its own.
-    static HOME: Cell<(u64, usize)> = const { Cell::new((0, 0)) };
-}
-
-/// Source of `Stages::id` (0: no reactor). An id source, in no protocol (loom exception 2).
-static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-
 impl Stages {
-    pub(crate) fn new(shards: usize) -> Stages {
+    pub(crate) fn new(shards: usize, reactor: u64) -> Stages {
         Stages {
-            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            reactor,
             stages: (0..shards)
                 .map(|_| CachePadded::new(Mutex::new(Stage::default())))
                 .collect(),
@@ -100,11 +91,10 @@ impl Stages {
         }
     }
 
-    /// Makes `shard` this thread's own for staging (a worker driving that shard).
-    pub(crate) fn bind_thread(&self, shard: usize) {
-        if shard < self.stages.len() {
-            let _ = HOME.try_with(|h| h.set((self.id, shard)));
-        }
+    /// The reactor these stages belong to.
+    #[cfg(test)]
+    pub(crate) fn reactor(&self) -> u64 {
+        self.reactor
     }
 
     fn lock(&self, shard: usize) -> MutexGuard<'_, Stage> {
@@ -124,10 +114,7 @@ impl Stages {
         if cfg!(loom) || deadline.saturating_duration_since(now) < STAGE_MIN {
             return None;
         }
-        let (id, shard) = HOME.try_with(Cell::get).ok()?;
-        if id != self.id {
-            return None;
-        }
+        let shard = crate::handle::home_in(self.reactor).filter(|&s| s < self.stages.len())?;
         let mut stage = self.lock(shard);
         // Rule 3, under the stage's lock.
         if paused() || self.closed.load(Ordering::Relaxed) {
