@@ -5,18 +5,26 @@ round. Prints per-round requests/s, then medians, the paired ratio to the first 
 CPU each server and wrk spent per request (from /proc and getrusage), the idle share of the
 machine and wrk's p99.
 
-usage: scripts/http-ab.py BIN CONNS SECS ROUNDS VARIANT...
+With --fresh each run starts its own server process (0.3 s before the load) and stops it
+after, instead of one long-lived process per variant: a fresh runtime per run, as in the
+bench itself, but one process per server.
+
+usage: scripts/http-ab.py [--fresh] BIN CONNS SECS ROUNDS VARIANT...
   VARIANT is NAME or NAME:KEY=VALUE,KEY=VALUE (environment for that server); a NAME starting
   with "tokio" serves hyper on tokio, any other rt. The key BIN=PATH runs that variant from
   another build of the bench binary (an A/B of two commits: copy each build's binary aside). BIN: the http bench binary, e.g.
   target/release/deps/http-<hash> after `cargo bench -p rt-benches --bench http --no-run`.
 example: scripts/http-ab.py target/release/deps/http-* 50 2 12 tokio rt rt_noyield:HTTP_BENCH_RT_OS_YIELD_US=0
          scripts/http-ab.py /tmp/http-new 50 2 12 tokio new old:BIN=/tmp/http-old
+         scripts/http-ab.py --fresh target/release/deps/http-* 50 3 10 tokio rt
 """
 import resource, subprocess, sys, time, os, re, statistics, itertools
-binp, conns, secs, rounds = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+args = sys.argv[1:]
+fresh = args[:1] == ['--fresh']
+args = args[1:] if fresh else args
+binp, conns, secs, rounds = args[0], int(args[1]), args[2], int(args[3])
 variants = []  # (name, env)
-for i, spec in enumerate(sys.argv[5:]):
+for i, spec in enumerate(args[4:]):
     name, _, envs = spec.partition(':')
     env = dict(os.environ)
     env['HTTP_BENCH_SERVE'] = 'tokio' if name.startswith('tokio') else 'rt'
@@ -26,12 +34,13 @@ for i, spec in enumerate(sys.argv[5:]):
     env['HTTP_BENCH_ADDR'] = f'127.0.0.1:{18100+i}'
     variants.append((name, env, 18100+i))
 bins = {name: env.pop('BIN', binp) for name, env, _ in variants}
-procs = []
-pids = {}
-for name, env, port in variants:
-    p = subprocess.Popen([bins[name], '--bench'], env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    procs.append(p); pids[name] = p.pid
-time.sleep(1.0)
+def start(name, env):
+    return subprocess.Popen([bins[name], '--bench'], env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def stop(p):
+    p.stdin.close(); p.wait()
+servers = {} if fresh else {name: start(name, env) for name, env, _ in variants}
+if not fresh:
+    time.sleep(1.0)
 res = {n: [] for n, _, _ in variants}
 P99 = {}
 def cpu():
@@ -59,16 +68,23 @@ for r in range(rounds):
     order = variants[k:] + variants[:k] if len(variants) > 2 else order
     row = {}
     for name, env, port in order:
-        i0, t0 = cpu(); s0 = pcpu(pids[name]); c0 = ccpu()
+        if fresh:
+            servers[name] = start(name, env)
+            time.sleep(0.3)
+        pid = servers[name].pid
+        i0, t0 = cpu(); s0 = pcpu(pid); c0 = ccpu()
         row[name] = wrk(port)
-        i1, t1 = cpu(); s1 = pcpu(pids[name]); c1 = ccpu()
+        # Read before a fresh server stops: once reaped, its CPU counts as a child's (ccpu).
+        i1, t1 = cpu(); s1 = pcpu(pid); c1 = ccpu()
+        if fresh:
+            stop(servers.pop(name))
         n = row[name] * float(secs)
         srvcpu[name].append((s1 - s0) / n * 1e6); wrkcpu[name].append((c1 - c0) / n * 1e6)
         idle[name].append((i1 - i0) / (t1 - t0))
         res[name].append(row[name])
     print(f'round {r}: ' + ' '.join(f'{n}={row[n]:.0f}' for n, _, _ in variants), flush=True)
-for p in procs:
-    p.stdin.close(); p.wait()
+for p in servers.values():
+    stop(p)
 base = variants[0][0]
 print('idle: ' + ' '.join(f'{n}={statistics.median(idle[n])*100:.1f}%' for n, _, _ in variants))
 print('server us/req: ' + ' '.join(f'{n}={statistics.median(srvcpu[n]):.2f}' for n, _, _ in variants))
