@@ -3,7 +3,11 @@
 //! - `ping_pong`: 1,000 pairs of tasks, each pair doing 10 round trips over oneshots.
 //!   Also printed: the median rt/tokio ratio of 30 alternating batches (`rt_benches::paired`).
 //! - `bounded`: 4 producers x 100,000 `u64` into capacity 1,024, one consumer.
-//! - `rendezvous`: 4 producers x 10,000 through rt's capacity 0 (tokio: `mpsc` capacity 1).
+//! - `rendezvous`: 4 producers x 10,000 through rt's capacity 0 (tokio: `mpsc` capacity 1, as
+//!   tokio has no rendezvous). For a like-for-like line the group also runs rt at capacity 1:
+//!   `rt_cap1` (`rt::sync::channel::bounded(1)`) and `rt_mpsc_cap1` (`rt::sync::mpsc::channel(1)`,
+//!   the same code as tokio's line), and smol's MPMC channel on rt's runtime for
+//!   `rt::sync::channel`'s peer: `rt_async_channel_cap1` (`async_channel::bounded(1)`).
 //! - `unbounded`: 4 producers x 100,000 `u64`, one consumer.
 //! - `mpsc_port`: what a port from tokio runs — `rt::sync::mpsc` against `tokio::sync::mpsc`,
 //!   same code: 4 producers x 100,000 into `channel(1024)`, the same into `unbounded_channel`,
@@ -190,6 +194,39 @@ fn rendezvous(c: &mut Criterion) {
                 RENDEZVOUS_PER_PRODUCER,
                 |tx, v| tx.send(v).await.unwrap(),
                 |rx| rx.recv().await
+            ))
+        })
+    });
+    g.bench_function("rt_cap1", |b| {
+        b.iter(|| {
+            rt.block_on(mpsc_workload!(
+                rt::spawn,
+                rt::sync::channel::bounded::<u64>(1),
+                RENDEZVOUS_PER_PRODUCER,
+                |tx, v| tx.send(v).await.unwrap(),
+                |rx| rx.recv().await
+            ))
+        })
+    });
+    g.bench_function("rt_mpsc_cap1", |b| {
+        b.iter(|| {
+            rt.block_on(mpsc_workload!(
+                rt::spawn,
+                rt::sync::mpsc::channel::<u64>(1),
+                RENDEZVOUS_PER_PRODUCER,
+                |tx, v| tx.send(v).await.unwrap(),
+                |rx| rx.recv().await
+            ))
+        })
+    });
+    g.bench_function("rt_async_channel_cap1", |b| {
+        b.iter(|| {
+            rt.block_on(mpsc_workload!(
+                rt::spawn,
+                async_channel::bounded::<u64>(1),
+                RENDEZVOUS_PER_PRODUCER,
+                |tx, v| tx.send(v).await.unwrap(),
+                |rx| rx.recv().await.ok()
             ))
         })
     });
