@@ -186,50 +186,34 @@ fn rendezvous(c: &mut Criterion) {
     let mut g = c.benchmark_group("rendezvous");
     configure(&mut g, 10);
     let rt = rt_runtime();
-    g.bench_function("rt", |b| {
-        b.iter(|| {
-            rt.block_on(mpsc_workload!(
-                rt::spawn,
-                rt::sync::channel::bounded::<u64>(0),
-                RENDEZVOUS_PER_PRODUCER,
-                |tx, v| tx.send(v).await.unwrap(),
-                |rx| rx.recv().await
-            ))
-        })
-    });
-    g.bench_function("rt_cap1", |b| {
-        b.iter(|| {
-            rt.block_on(mpsc_workload!(
-                rt::spawn,
-                rt::sync::channel::bounded::<u64>(1),
-                RENDEZVOUS_PER_PRODUCER,
-                |tx, v| tx.send(v).await.unwrap(),
-                |rx| rx.recv().await
-            ))
-        })
-    });
-    g.bench_function("rt_mpsc_cap1", |b| {
-        b.iter(|| {
-            rt.block_on(mpsc_workload!(
-                rt::spawn,
-                rt::sync::mpsc::channel::<u64>(1),
-                RENDEZVOUS_PER_PRODUCER,
-                |tx, v| tx.send(v).await.unwrap(),
-                |rx| rx.recv().await
-            ))
-        })
-    });
-    g.bench_function("rt_async_channel_cap1", |b| {
-        b.iter(|| {
-            rt.block_on(mpsc_workload!(
-                rt::spawn,
-                async_channel::bounded::<u64>(1),
-                RENDEZVOUS_PER_PRODUCER,
-                |tx, v| tx.send(v).await.unwrap(),
-                |rx| rx.recv().await.ok()
-            ))
-        })
-    });
+    // One line of the group on rt's runtime: `$chan` made fresh per iteration; the receive is
+    // `rx.recv().await` unless given.
+    macro_rules! on_rt {
+        ($name:literal, $chan:expr) => {
+            on_rt!($name, $chan, |rx| rx.recv().await)
+        };
+        ($name:literal, $chan:expr, |$rx:ident| $recv:expr) => {
+            g.bench_function($name, |b| {
+                b.iter(|| {
+                    rt.block_on(mpsc_workload!(
+                        rt::spawn,
+                        $chan,
+                        RENDEZVOUS_PER_PRODUCER,
+                        |tx, v| tx.send(v).await.unwrap(),
+                        |$rx| $recv
+                    ))
+                })
+            })
+        };
+    }
+    on_rt!("rt", rt::sync::channel::bounded::<u64>(0));
+    on_rt!("rt_cap1", rt::sync::channel::bounded::<u64>(1));
+    on_rt!("rt_mpsc_cap1", rt::sync::mpsc::channel::<u64>(1));
+    on_rt!(
+        "rt_async_channel_cap1",
+        async_channel::bounded::<u64>(1),
+        |rx| { rx.recv().await.ok() }
+    );
     let tokio = tokio_runtime();
     g.bench_function("tokio", |b| {
         b.iter(|| {
