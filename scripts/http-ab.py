@@ -9,7 +9,12 @@ With --fresh each run starts its own server process (0.3 s before the load) and 
 after, instead of one long-lived process per variant: a fresh runtime per run, as in the
 bench itself, but one process per server.
 
-usage: scripts/http-ab.py [--fresh] BIN CONNS SECS ROUNDS VARIANT...
+With --pin LAYOUT the kernel does not choose where the threads run: `split` pins both server
+workers to CPU 0 and wrk's two threads to CPU 1 (the server has one CPU of its own, and the
+result is its CPU cost per request, with little scheduling in it); `pairs` pins worker k and
+wrk thread k to CPU k. wrk's threads are pinned 50 ms after it starts.
+
+usage: scripts/http-ab.py [--fresh] [--pin split|pairs] BIN CONNS SECS ROUNDS VARIANT...
   VARIANT is NAME or NAME:KEY=VALUE,KEY=VALUE (environment for that server); a NAME starting
   with "tokio" serves hyper on tokio, any other rt. The key BIN=PATH runs that variant from
   another build of the bench binary (an A/B of two commits: copy each build's binary aside). BIN: the http bench binary, e.g.
@@ -17,11 +22,16 @@ usage: scripts/http-ab.py [--fresh] BIN CONNS SECS ROUNDS VARIANT...
 example: scripts/http-ab.py target/release/deps/http-* 50 2 12 tokio rt rt_noyield:HTTP_BENCH_RT_OS_YIELD_US=0
          scripts/http-ab.py /tmp/http-new 50 2 12 tokio new old:BIN=/tmp/http-old
          scripts/http-ab.py --fresh target/release/deps/http-* 50 3 10 tokio rt
+         scripts/http-ab.py --pin split target/release/deps/http-* 50 2 12 tokio rt
 """
 import resource, subprocess, sys, time, os, re, statistics, itertools
 args = sys.argv[1:]
 fresh = args[:1] == ['--fresh']
 args = args[1:] if fresh else args
+pin = None
+if args[:1] == ['--pin']:
+    pin, args = args[1], args[2:]
+    assert pin in ('split', 'pairs'), '--pin split or --pin pairs'
 binp, conns, secs, rounds = args[0], int(args[1]), args[2], int(args[3])
 variants = []  # (name, env)
 for i, spec in enumerate(args[4:]):
@@ -34,8 +44,28 @@ for i, spec in enumerate(args[4:]):
     env['HTTP_BENCH_ADDR'] = f'127.0.0.1:{18100+i}'
     variants.append((name, env, 18100+i))
 bins = {name: env.pop('BIN', binp) for name, env, _ in variants}
+def threads(pid, comm):
+    out = []
+    for t in sorted(os.listdir(f'/proc/{pid}/task'), key=int):
+        try:
+            if open(f'/proc/{pid}/task/{t}/comm').read().strip() == comm and int(t) != pid:
+                out.append(int(t))
+        except FileNotFoundError:
+            pass
+    return out
+def pin_to(tid, cpu):
+    subprocess.run(['taskset', '-p', '-c', str(cpu), str(tid)], stdout=subprocess.DEVNULL, check=True)
+def pin_all(tids, cpu_of):
+    for k, t in enumerate(tids):
+        pin_to(t, cpu_of(k))
 def start(name, env):
-    return subprocess.Popen([bins[name], '--bench'], env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    p = subprocess.Popen([bins[name], '--bench'], env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if pin:
+        time.sleep(0.3)
+        workers = threads(p.pid, 'tokio-rt-worker' if env['HTTP_BENCH_SERVE'] == 'tokio' else 'rt-worker')
+        assert len(workers) == 2, f'{name}: expected 2 worker threads, found {len(workers)}'
+        pin_all(workers, lambda k: 0 if pin == 'split' else k)
+    return p
 def stop(p):
     p.stdin.close(); p.wait()
 servers = {} if fresh else {name: start(name, env) for name, env, _ in variants}
@@ -55,7 +85,11 @@ def pcpu(pid):
 def ccpu():
     r = resource.getrusage(resource.RUSAGE_CHILDREN); return r.ru_utime + r.ru_stime
 def wrk(port):
-    out = subprocess.run(['wrk', '-t2', f'-c{conns}', f'-d{secs}s', '--latency', f'http://127.0.0.1:{port}/'], capture_output=True, text=True).stdout
+    load = subprocess.Popen(['wrk', '-t2', f'-c{conns}', f'-d{secs}s', '--latency', f'http://127.0.0.1:{port}/'], stdout=subprocess.PIPE, text=True)
+    if pin:
+        time.sleep(0.05)
+        pin_all(threads(load.pid, 'wrk'), lambda k: 1 if pin == 'split' else k)
+    out = load.communicate()[0]
     rps = float(re.search(r'Requests/sec:\s+([\d.]+)', out).group(1))
     m = re.search(r'99%\s+([\d.]+)(us|ms|s)', out)
     p99 = float(m.group(1)) * {'us': 1e-3, 'ms': 1.0, 's': 1e3}[m.group(2)]
