@@ -24,7 +24,8 @@ example: scripts/http-ab.py target/release/deps/http-* 50 2 12 tokio rt rt_noyie
          scripts/http-ab.py --fresh target/release/deps/http-* 50 3 10 tokio rt
          scripts/http-ab.py --pin split target/release/deps/http-* 50 2 12 tokio rt
 """
-import resource, subprocess, sys, time, os, re, statistics, itertools
+import resource, subprocess, sys, time, os, re, statistics
+import http_variants
 args = sys.argv[1:]
 fresh = args[:1] == ['--fresh']
 args = args[1:] if fresh else args
@@ -33,17 +34,9 @@ if args[:1] == ['--pin']:
     pin, args = args[1], args[2:]
     assert pin in ('split', 'pairs'), '--pin split or --pin pairs'
 binp, conns, secs, rounds = args[0], int(args[1]), args[2], int(args[3])
-variants = []  # (name, env)
-for i, spec in enumerate(args[4:]):
-    name, _, envs = spec.partition(':')
-    env = dict(os.environ)
-    env['HTTP_BENCH_SERVE'] = 'tokio' if name.startswith('tokio') else 'rt'
-    for kv in filter(None, envs.split(',')):
-        k, _, v = kv.partition('=')
-        env[k] = v
-    env['HTTP_BENCH_ADDR'] = f'127.0.0.1:{18100+i}'
-    variants.append((name, env, 18100+i))
-bins = {name: env.pop('BIN', binp) for name, env, _ in variants}
+parsed = http_variants.parse(args[4:], binp, 18100)
+variants = [(name, env, port) for name, env, port, _ in parsed]
+bins = {name: b for name, _, _, b in parsed}
 def threads(pid, comm):
     out = []
     for t in sorted(os.listdir(f'/proc/{pid}/task'), key=int):
@@ -60,8 +53,8 @@ def pin_all(tids, cpu_of):
         pin_to(t, cpu_of(k))
 def start(name, env):
     p = subprocess.Popen([bins[name], '--bench'], env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.3)  # listening, and its workers started
     if pin:
-        time.sleep(0.3)
         workers = threads(p.pid, 'tokio-rt-worker' if env['HTTP_BENCH_SERVE'] == 'tokio' else 'rt-worker')
         assert len(workers) == 2, f'{name}: expected 2 worker threads, found {len(workers)}'
         pin_all(workers, lambda k: 0 if pin == 'split' else k)
@@ -104,7 +97,6 @@ for r in range(rounds):
     for name, env, port in order:
         if fresh:
             servers[name] = start(name, env)
-            time.sleep(0.3)
         pid = servers[name].pid
         i0, t0 = cpu(); s0 = pcpu(pid); c0 = ccpu()
         row[name] = wrk(port)

@@ -10,11 +10,12 @@ read the throughput from `scripts/http-ab.py`, not from here. Needs perf with th
 syscalls tracepoints (root, or a low perf_event_paranoid).
 
 usage: scripts/sched-tally.py BIN CONNS VARIANT...
-  BIN and VARIANT as for scripts/http-ab.py (NAME or NAME:KEY=VALUE,...; a NAME starting with
-  "tokio" serves hyper on tokio, any other rt; BIN=PATH runs another build).
+  BIN and VARIANT as for scripts/http-ab.py (the grammar is scripts/http_variants.py's).
 example: scripts/sched-tally.py target/release/deps/http-<hash> 50 tokio rt
 """
-import collections, os, re, statistics, subprocess, sys, tempfile, time
+import collections, os, re, subprocess, sys, tempfile, time
+
+import http_variants
 
 EVENTS = ('sched:sched_wakeup,sched:sched_switch,syscalls:sys_enter_epoll_wait,'
           'syscalls:sys_exit_epoll_wait,syscalls:sys_enter_writev,syscalls:sys_enter_write')
@@ -22,7 +23,6 @@ LINE = re.compile(r'\s*(.+?)\s+(\d+)\s+\[(\d+)\]\s+([\d.]+):\s+(\S+):\s*(.*)')
 
 
 def record(binp, env, conns, port, out):
-    env = dict(env, HTTP_BENCH_ADDR=f'127.0.0.1:{port}')
     server = subprocess.Popen([binp, '--bench'], env=env, stdin=subprocess.PIPE,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(0.5)
@@ -74,15 +74,10 @@ def main():
     if len(sys.argv) < 4:
         sys.exit(__doc__)
     binp, conns = sys.argv[1], int(sys.argv[2])
-    for i, spec in enumerate(sys.argv[3:]):
-        name, _, envs = spec.partition(':')
-        env = dict(os.environ, HTTP_BENCH_SERVE='tokio' if name.startswith('tokio') else 'rt')
-        for kv in filter(None, envs.split(',')):
-            k, _, v = kv.partition('=')
-            env[k] = v
+    for name, env, port, server in http_variants.parse(sys.argv[3:], binp, 18400):
         with tempfile.TemporaryDirectory() as d:
             data = os.path.join(d, 'perf.data')
-            rps = record(env.pop('BIN', binp), env, conns, 18400 + i, data)
+            rps = record(server, env, conns, port, data)
             names, writes, waits, ready, sleeps, preempted, wakes, secs = tally(data)
         print(f'== {name}: {rps:.0f} req/s under tracing, {secs * 1e3:.0f} ms traced')
         print(f'  {"thread":16} {"tid":>7} {"writes/s":>9} {"waits/s":>8} {"ready/wait":>10}'
