@@ -237,3 +237,66 @@ fn from_std_and_into_std_round_trip() {
         assert_eq!(&buf, b"abc");
     });
 }
+
+/// `TCP_INQ` on the socket, as the kernel reports it.
+fn tcp_inq(s: &TcpStream) -> i32 {
+    use std::os::fd::AsRawFd;
+    let mut v: libc::c_int = -1;
+    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: the pointers describe `v` and `len`, live for the call.
+    let r = unsafe {
+        libc::getsockopt(
+            s.as_raw_fd(),
+            libc::IPPROTO_TCP,
+            libc::TCP_INQ,
+            (&mut v as *mut libc::c_int).cast(),
+            &mut len,
+        )
+    };
+    assert_eq!(
+        r,
+        0,
+        "getsockopt(TCP_INQ): {}",
+        std::io::Error::last_os_error()
+    );
+    v
+}
+
+/// A stream whose reads are all short (a request-response protocol with a roomy buffer, as
+/// hyper's) never turns `TCP_INQ` on, which makes the kernel work out the queue length on every
+/// read; nor does one full read among short ones. Two full reads in a row (a `read_exact`
+/// loop) turn it on, and reads still see every byte.
+#[test]
+fn tcp_inq_waits_for_full_reads() {
+    run(async {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let mut c = TcpStream::connect(addr).await.unwrap();
+        let (mut s, _) = listener.accept().await.unwrap();
+        let mut buf = [0u8; 64];
+        for i in 0..3u8 {
+            c.write_all(&[i; 10]).await.unwrap();
+            assert_eq!(s.read(&mut buf).await.unwrap(), 10);
+            assert_eq!(buf[..10], [i; 10]);
+        }
+        assert_eq!(tcp_inq(&s), 0, "short reads only: TCP_INQ stays off");
+        c.write_all(&[5u8; 64]).await.unwrap();
+        assert_eq!(s.read_exact(&mut buf).await.unwrap(), 64);
+        c.write_all(&[6u8; 10]).await.unwrap();
+        assert_eq!(s.read(&mut buf).await.unwrap(), 10);
+        assert_eq!(
+            tcp_inq(&s),
+            0,
+            "one full read between short ones: still off"
+        );
+        c.write_all(&[7u8; 164]).await.unwrap();
+        assert_eq!(s.read_exact(&mut buf).await.unwrap(), 64);
+        assert_eq!(s.read_exact(&mut buf).await.unwrap(), 64);
+        assert_eq!(tcp_inq(&s), 1, "two full reads in a row turn TCP_INQ on");
+        assert_eq!(s.read_exact(&mut buf[..36]).await.unwrap(), 36);
+        assert_eq!(buf[..36], [7u8; 36]);
+        c.write_all(b"x").await.unwrap();
+        assert_eq!(s.read(&mut buf).await.unwrap(), 1);
+        assert_eq!(&buf[..1], b"x");
+    });
+}
