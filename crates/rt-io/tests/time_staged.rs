@@ -165,3 +165,29 @@ fn staged_sleeps_dropped_early_never_fire() {
     });
     assert_eq!(count.0.load(Ordering::SeqCst), 0, "no dropped sleep fired");
 }
+
+/// A far-looking sleep's first poll may take this thread's last reading of the clock for now
+/// (`far_lower_bound` in `time/sleep.rs`), and that reading can be old: here it is 700 ms old
+/// when a sleep due in 400 ms is first polled, so the sleep looks 1.1 s away and is staged. It
+/// must still end at its deadline (the next turn of the shard moves it into the wheel), never
+/// before it.
+#[test]
+fn a_sleep_polled_after_a_stale_clock_reading_ends_at_its_deadline() {
+    let rt = runtime();
+    let at_deadline = with_deadline(move || {
+        rt.block_on(rt.spawn(async {
+            // This thread's last reading of rt's clock before the sleep.
+            let _ = Instant::now();
+            let start = std::time::Instant::now();
+            while start.elapsed() < Duration::from_millis(700) {
+                std::hint::spin_loop();
+            }
+            let deadline =
+                Instant::from_std(std::time::Instant::now() + Duration::from_millis(400));
+            rt::time::sleep_until(deadline).await;
+            Instant::now() >= deadline
+        }))
+        .unwrap()
+    });
+    assert!(at_deadline, "the sleep ended at or after its deadline");
+}

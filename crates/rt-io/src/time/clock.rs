@@ -100,7 +100,7 @@ impl Clock {
     #[inline]
     pub(crate) fn now(&self) -> std::time::Instant {
         if !self.touched.load(Ordering::Relaxed) {
-            return std::time::Instant::now();
+            return std_now();
         }
         let s = self.lock();
         State::now(&s)
@@ -199,11 +199,35 @@ impl State {
     }
 }
 
+std::thread_local! {
+    /// This thread's last reading of std's clock through [`std_now`]. Readings only grow, so
+    /// it is a lower bound on now whenever it is read, however old.
+    static RECENT: std::cell::Cell<Option<std::time::Instant>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// `std::time::Instant::now()`, remembered as this thread's [`recent`] reading.
+#[inline]
+fn std_now() -> std::time::Instant {
+    let now = std::time::Instant::now();
+    let _ = RECENT.try_with(|r| r.set(Some(now)));
+    now
+}
+
+/// This thread's last reading of std's clock by rt's clocks (a clock never paused reads std's):
+/// at or before now, possibly long before. `Sleep`'s first poll uses it to spare a clock read
+/// when the deadline lies far beyond it (hyper reads the clock just before it makes its
+/// per-request header-read sleep).
+#[inline]
+pub(crate) fn recent() -> Option<std::time::Instant> {
+    RECENT.try_with(std::cell::Cell::get).ok().flatten()
+}
+
 /// Now on the current runtime's clock; std's outside a runtime.
 #[inline]
 pub(crate) fn now() -> std::time::Instant {
     if DID_PAUSE.load(unmodelled::Ordering::Relaxed) == 0 {
-        return std::time::Instant::now();
+        return std_now();
     }
     match crate::Handle::try_current() {
         Some(h) => h.time().handle().clock().now(),

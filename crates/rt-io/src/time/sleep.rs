@@ -180,7 +180,8 @@ impl Sleep {
         let fired = match &self.state {
             State::Elapsed => return Poll::Ready(()),
             State::Idle => {
-                let now = self_now(&self.handle);
+                let now = far_lower_bound(&self.handle, self.deadline)
+                    .unwrap_or_else(|| self_now(&self.handle));
                 if now >= self.deadline {
                     self.state = State::Elapsed;
                     return Poll::Ready(());
@@ -282,6 +283,22 @@ fn recycle(mut entry: Arc<Entry>) {
             }
         }
     });
+}
+
+/// For the first poll of a sleep whose deadline is far off: a lower bound on now, if this
+/// thread read `handle`'s clock lately enough to show that the deadline lies at least
+/// `STAGE_MIN` beyond it (`clock::recent`), sparing a clock read. A deadline that far ahead
+/// is not elapsed, and the timer is staged or inserted as with an exact now. A stale reading
+/// (a thread that read no clock for a while) can only make a timer due within `FLUSH_AHEAD`
+/// staged, and then the next turn of its shard moves it into the wheel (staging rule 1), the
+/// same turn that would fire it from there. Only for a clock that was never paused: then it
+/// is std's, whose readings are what `recent` holds.
+fn far_lower_bound(handle: &TimeHandle, deadline: Instant) -> Option<Instant> {
+    if cfg!(loom) || handle.clock().was_paused() {
+        return None;
+    }
+    let recent = Instant::from_std(super::clock::recent()?);
+    (deadline.checked_duration_since(recent)? >= super::stage::STAGE_MIN).then_some(recent)
 }
 
 /// Now on `handle`'s clock.
