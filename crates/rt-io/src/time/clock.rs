@@ -7,8 +7,9 @@
 //! the resume), so it never goes backwards.
 //!
 //! The cost when nothing is paused: [`now`] (behind `rt::time::Instant::now`) is one relaxed
-//! load of the process-wide [`DID_PAUSE`] flag and then `std::time::Instant::now()`; the time
-//! driver's own reads are one relaxed load of the clock's `touched` flag more than std's.
+//! load of the process-wide [`DID_PAUSE`] flag and then `std::time::Instant::now()`, kept in a
+//! thread-local as the thread's [`recent`] reading; the time driver's own reads are one relaxed
+//! load of the clock's `touched` flag more than std's.
 //!
 //! Auto-advance. While the clock is paused and nothing in the runtime can make progress — every
 //! worker parked with nothing queued, no wake-up on its way, no blocking-pool closure running,
