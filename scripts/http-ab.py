@@ -37,20 +37,10 @@ binp, conns, secs, rounds = args[0], int(args[1]), args[2], int(args[3])
 parsed = http_variants.parse(args[4:], binp, 18100)
 variants = [(name, env, port) for name, env, port, _ in parsed]
 bins = {name: b for name, _, _, b in parsed}
-def threads(pid, comm):
-    out = []
-    for t in sorted(os.listdir(f'/proc/{pid}/task'), key=int):
-        try:
-            if open(f'/proc/{pid}/task/{t}/comm').read().strip() == comm and int(t) != pid:
-                out.append(int(t))
-        except FileNotFoundError:
-            pass
-    return out
-def pin_to(tid, cpu):
-    subprocess.run(['taskset', '-p', '-c', str(cpu), str(tid)], stdout=subprocess.DEVNULL, check=True)
+threads = http_variants.threads
 def pin_all(tids, cpu_of):
     for k, t in enumerate(tids):
-        pin_to(t, cpu_of(k))
+        http_variants.pin(t, cpu_of(k))
 def start(name, env):
     p = subprocess.Popen([bins[name], '--bench'], env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(0.3)  # listening, and its workers started

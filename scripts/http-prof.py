@@ -38,20 +38,9 @@ EVENTS = ['syscalls:sys_enter_writev', 'syscalls:sys_enter_epoll_wait',
           'syscalls:sys_enter_sched_yield', 'context-switches']
 
 
-def threads(pid, comm):
-    out = []
-    for t in os.listdir(f'/proc/{pid}/task'):
-        try:
-            if open(f'/proc/{pid}/task/{t}/comm').read().strip() == comm and int(t) != pid:
-                out.append(int(t))
-        except FileNotFoundError:
-            pass
-    return out
-
-
 def pin_to(tids, cpu):
     for t in tids:
-        subprocess.run(['taskset', '-p', '-c', str(cpu), str(t)], stdout=subprocess.DEVNULL, check=True)
+        http_variants.pin(t, cpu)
 
 
 def one(name, env, port, binary, out):
@@ -60,12 +49,12 @@ def one(name, env, port, binary, out):
     time.sleep(0.4)
     if pin:
         comm = 'tokio-rt-worker' if env['HTTP_BENCH_SERVE'] == 'tokio' else 'rt-worker'
-        pin_to(threads(server.pid, comm), 0)
+        pin_to(http_variants.threads(server.pid, comm), 0)
     load = subprocess.Popen(['wrk', '-t2', f'-c{conns}', '-d4s', f'http://127.0.0.1:{port}/'],
                             stdout=subprocess.DEVNULL)
     if pin:
         time.sleep(0.05)
-        pin_to(threads(load.pid, 'wrk'), 1)
+        pin_to(http_variants.threads(load.pid, 'wrk'), 1)
     time.sleep(1)
     subprocess.run(['perf', 'stat', '-x,', '-o', out + '.stat', '-e', ','.join(EVENTS),
                     '-p', str(server.pid), '--',

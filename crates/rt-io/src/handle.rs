@@ -272,18 +272,12 @@ impl Handle {
         if n == 1 {
             return None;
         }
-        let home = HOME.try_with(Cell::get).ok()?;
-        (home.reactor == self.inner.id && home.shard < n).then_some(home.shard)
+        home_in(self.inner.id).filter(|&s| s < n)
     }
 
     /// Whether `shard` of this reactor is this thread's own.
     pub(crate) fn is_home(&self, shard: usize) -> bool {
-        HOME.try_with(Cell::get).is_ok_and(|h| {
-            h == Home {
-                reactor: self.inner.id,
-                shard,
-            }
-        })
+        home_in(self.inner.id) == Some(shard)
     }
 
     /// The shard a source created on this thread registers on: this thread's own if it has
