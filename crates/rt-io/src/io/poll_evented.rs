@@ -177,21 +177,20 @@ impl<E: mio::event::Source + AsRawFd> PollEvented<E> {
 }
 
 impl<E: mio::event::Source + AsRawFd> PollEvented<E> {
-    /// Writes `bufs` with one `writev` through the writer slot: the vectored `AsyncWrite` path.
-    /// A write shorter than all of `bufs` clears the readiness, as in [`PollEvented::poll_write`].
-    pub(crate) fn poll_write_vectored<'a>(
-        &'a self,
+    /// Writes `bufs` to a connected stream socket with one syscall through the writer slot:
+    /// the vectored `AsyncWrite` path of the socket types. Small writes go out with `send` from
+    /// one buffer, larger ones with `writev` (`raw_socket::send_vectored`). A write shorter than
+    /// all of `bufs` clears the readiness, as in [`PollEvented::poll_write`].
+    pub(crate) fn poll_send_vectored(
+        &self,
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>>
-    where
-        &'a E: Write,
-    {
-        let mut io = self.get_ref();
+    ) -> Poll<io::Result<usize>> {
+        let fd = self.get_ref().as_raw_fd();
         let total: usize = bufs.iter().map(|b| b.len()).sum();
         loop {
             let ev = ready!(self.registration.poll_ready(cx, Direction::Write))?;
-            match io.write_vectored(bufs) {
+            match crate::net::raw_socket::send_vectored(fd, bufs) {
                 Ok(n) => {
                     if n > 0 && n < total {
                         self.registration.clear_readiness(ev);

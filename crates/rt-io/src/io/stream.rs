@@ -7,8 +7,9 @@
 //! `futures_io::AsyncWrite` and `tokio::io::AsyncWrite`, so code generic over either family of
 //! traits takes an rt stream. `expr` names, in terms of
 //! `s: &Type`, a stream with the crate-private `poll_read_priv` / `poll_write_priv` /
-//! `poll_write_vectored_priv` / `shutdown_write_priv` methods. Vectored writes are one `writev`
-//! (`is_write_vectored` is true, as for tokio's sockets).
+//! `poll_write_vectored_priv` / `shutdown_write_priv` methods. A vectored write is one syscall
+//! (`is_write_vectored` is true, as for tokio's sockets): a `send` from one buffer when the
+//! slices add up to at most 4 KiB (`raw_socket::send_vectored`), else a `writev`.
 //!
 //! Two more macros give the socket types their shared non-stream methods:
 //! `impl_socket_readiness!(Type)` (`ready`, `readable`, `writable`, `try_io`, `async_io`, for
@@ -318,11 +319,11 @@ macro_rules! impl_stream_try_rw {
                 &self,
                 bufs: &[std::io::IoSlice<'_>],
             ) -> std::io::Result<usize> {
-                let mut sys = self.io.get_ref();
+                let fd = std::os::fd::AsRawFd::as_raw_fd(self.io.get_ref());
                 self.io
                     .registration()
                     .try_io($crate::io::Interest::WRITABLE, || {
-                        std::io::Write::write_vectored(&mut sys, bufs)
+                        $crate::net::raw_socket::send_vectored(fd, bufs)
                     })
             }
         }

@@ -1,10 +1,11 @@
 //! The socket calls neither std nor mio offers (creating an unconnected TCP socket, `SO_REUSEPORT`,
-//! `SO_LINGER`), through libc, with the `sockaddr` conversions they need.
+//! `SO_LINGER`, `TCP_INQ` reads, vectored writes as one `send`), through libc, with the
+//! `sockaddr` conversions they need.
 
-use std::io;
-use std::mem;
+use std::io::{self, IoSlice};
+use std::mem::{self, MaybeUninit};
 use std::net::{SocketAddr, SocketAddrV4, SocketAddrV6};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::time::Duration;
 
 use crate::syscall::cvt;
@@ -49,6 +50,57 @@ pub(crate) fn recv_inq(fd: std::os::fd::RawFd, buf: &mut [u8]) -> io::Result<(us
         }
     }
     Ok((n as usize, drained))
+}
+
+/// The most bytes a vectored socket write gathers into one buffer for [`send_vectored`].
+///
+/// Below this the copy costs less than what `send` saves over `writev`: the kernel's vector
+/// path (`vfs_writev`, `import_iovec`, `rw_verify_area`, `sock_write_iter`, `fdget_pos`) costs
+/// about 200 ns per call more than `send`'s on the 2026-12-05 machine (paired profiles of the
+/// HTTP bench, `docs/BENCHMARKS.md`), and copying 4 KiB that the caller has just written,
+/// still in cache, costs less.
+pub(crate) const SEND_GATHER_MAX: usize = 4096;
+
+/// Writes `bufs` to the connected stream socket `fd` with one syscall, and never raises
+/// `SIGPIPE` for the small ones (a closed peer is an `EPIPE` error).
+///
+/// A write of at most [`SEND_GATHER_MAX`] bytes goes out with `send(2)`: from its one non-empty
+/// slice as it is, or from a stack buffer the slices are copied into. Larger writes are one
+/// `writev(2)` (at most `UIO_MAXIOV` slices), as `std`'s `write_vectored` makes them. What `send`
+/// accepts is a prefix of the slices' bytes either way, so the count returned means the same.
+pub(crate) fn send_vectored(fd: RawFd, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
+    let total = bufs.iter().map(|b| b.len()).sum::<usize>();
+    if total == 0 || total > SEND_GATHER_MAX {
+        let n = bufs.len().min(libc::UIO_MAXIOV as usize);
+        // SAFETY: `IoSlice` is ABI-compatible with `iovec` (std guarantees it on Unix), and
+        // the first `n` slices are live, readable memory for the whole call.
+        let r = cvt(unsafe { libc::writev(fd, bufs.as_ptr().cast(), n as libc::c_int) })?;
+        return Ok(r as usize);
+    }
+    let mut gathered = MaybeUninit::<[u8; SEND_GATHER_MAX]>::uninit();
+    let first = bufs
+        .iter()
+        .find(|b| !b.is_empty())
+        .expect("`total` is not 0");
+    let (ptr, len) = if first.len() == total {
+        // One non-empty slice: send it as it is.
+        (first.as_ptr(), total)
+    } else {
+        let dst = gathered.as_mut_ptr().cast::<u8>();
+        let mut at = 0;
+        for b in bufs {
+            // SAFETY: the slices add up to `total <= SEND_GATHER_MAX` bytes, so
+            // `at + b.len()` stays within `gathered`; a caller's slice cannot overlap this
+            // stack buffer.
+            unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), dst.add(at), b.len()) };
+            at += b.len();
+        }
+        (dst.cast_const(), total)
+    };
+    // SAFETY: `ptr` and `len` describe initialised, live memory (one of `bufs`, or the first
+    // `len` bytes of `gathered`, all written above) for the whole call.
+    let r = cvt(unsafe { libc::send(fd, ptr.cast(), len, libc::MSG_NOSIGNAL) })?;
+    Ok(r as usize)
 }
 
 /// Sets an `int` socket option.

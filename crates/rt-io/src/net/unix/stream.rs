@@ -106,7 +106,7 @@ impl UnixStream {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        self.io.poll_write_vectored(cx, bufs)
+        self.io.poll_send_vectored(cx, bufs)
     }
 
     pub(crate) fn shutdown_write_priv(&self) -> io::Result<()> {
