@@ -1,6 +1,7 @@
 //! A worker that runs tasks without a break gives its CPU to the OS now and then
-//! (`Builder::os_yield_after`), counted by `RuntimeMetrics::worker_os_yield_count`; with `None`
-//! it never does.
+//! (`Builder::os_yield_after`), and so does, once, a worker about to park while another one
+//! runs; both are counted by `RuntimeMetrics::worker_os_yield_count`. With `None` neither
+//! happens.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -64,4 +65,62 @@ fn no_yield_when_turned_off() {
 #[should_panic(expected = "os_yield_after must be greater than zero")]
 fn zero_is_refused() {
     rt::Builder::new_multi_thread().os_yield_after(Some(Duration::ZERO));
+}
+
+/// Two workers, one kept busy by `busy_until`; `os_yield_after` far longer than the test, so
+/// the busy worker makes no interval yield. Each `block_on` of a trivial spawned task wakes
+/// the idle worker (or lets it find nothing), which then runs out of work while the busy one
+/// runs. Returns the yields counted once the idle worker has been through that `rounds`
+/// times, or as soon as one yield is counted when `stop_at_first`.
+fn yields_of_an_idle_worker_beside_a_busy_one(
+    os_yield_after: Option<Duration>,
+    rounds: usize,
+    stop_at_first: bool,
+) -> u64 {
+    let rt = rt::Builder::new_multi_thread()
+        .worker_threads(2)
+        .os_yield_after(os_yield_after)
+        .build()
+        .unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let busy = rt.spawn(busy_until(stop.clone()));
+    // `metrics()` is a snapshot: take a fresh one for each look.
+    let polls = || {
+        let m = rt.metrics();
+        m.worker_poll_count(0) + m.worker_poll_count(1)
+    };
+    let yields = || {
+        let m = rt.metrics();
+        m.worker_os_yield_count(0) + m.worker_os_yield_count(1)
+    };
+    while polls() < 1000 {
+        std::thread::yield_now();
+    }
+    for _ in 0..rounds {
+        rt.block_on(rt.spawn(async {})).unwrap();
+        if stop_at_first && yields() > 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    stop.store(true, Ordering::Relaxed);
+    rt.block_on(busy).unwrap();
+    yields()
+}
+
+#[test]
+fn an_idle_worker_yields_once_before_parking_while_another_runs() {
+    // Up to 5,000 rounds (over 5 s); the first almost always yields.
+    let yields =
+        yields_of_an_idle_worker_beside_a_busy_one(Some(Duration::from_secs(3600)), 5_000, true);
+    assert!(
+        yields > 0,
+        "an idle worker parked beside a busy one without yielding first"
+    );
+}
+
+#[test]
+fn no_yield_before_parking_when_turned_off() {
+    let yields = yields_of_an_idle_worker_beside_a_busy_one(None, 50, false);
+    assert_eq!(yields, 0, "yielded before parking although yielding is off");
 }

@@ -74,8 +74,11 @@ pub(crate) struct WorkerContext {
     /// a countdown rather than `tick % interval`, which would divide on every tick).
     until_event: Cell<u32>,
     /// When this worker last took a break from running tasks: woke from a park, or yielded
-    /// its CPU (`maybe_yield_cpu`).
+    /// its CPU (`maybe_yield_cpu`, `yield_before_park`).
     last_break: Cell<std::time::Instant>,
+    /// Whether this worker has yielded its CPU since it last ran a task
+    /// (`yield_before_park`: once per stretch out of work).
+    yielded_idle: Cell<bool>,
     /// Ticks left until the injector is checked first (counts down from
     /// `global_queue_interval`).
     until_global: Cell<u32>,
@@ -156,6 +159,7 @@ pub(crate) fn run(handle: Handle, index: usize, local: Local<Notified<Handle>>, 
         stamp,
         until_event: Cell::new(event_interval),
         last_break: Cell::new(std::time::Instant::now()),
+        yielded_idle: Cell::new(false),
         until_global: Cell::new(global_queue_interval),
         is_searching: Cell::new(false),
         rng: Cell::new(0x9E37_79B9 ^ (index as u32).wrapping_mul(0x85EB_CA6B) | 1),
@@ -296,6 +300,9 @@ impl WorkerContext {
                 self.run_task::<WRAPPED>(task);
                 continue;
             }
+            if self.yield_before_park() {
+                continue; // look for work once more before parking
+            }
             self.park(&self.parker);
             // A park is a break from running tasks (`maybe_yield_cpu`).
             self.last_break.set(std::time::Instant::now());
@@ -304,6 +311,7 @@ impl WorkerContext {
 
     #[inline]
     fn run_task<const WRAPPED: bool>(&self, task: Notified<Handle>) {
+        self.yielded_idle.set(false);
         if self.is_searching.replace(false)
             && self.shared().idle.transition_worker_from_searching()
                 == LeftSearching::WasLastSearcher
@@ -662,6 +670,27 @@ impl WorkerContext {
             self.counters().os_yield();
             self.last_break.set(std::time::Instant::now());
         }
+    }
+
+    /// Out of work, before parking: if another worker is running, yields this thread's CPU to
+    /// the OS once (per stretch without tasks) and returns true, for the caller to look for
+    /// work again before it parks ("Yielding the CPU" in the module docs). Off with
+    /// `os_yield_after`. Not under loom: like the spin between steal rounds, it only delays
+    /// the park (the look after it is the one before it again), and the model would explore
+    /// it for nothing.
+    fn yield_before_park(&self) -> bool {
+        if cfg!(loom)
+            || self.yielded_idle.get()
+            || self.shared().os_yield_after.is_none()
+            || !self.others_busy()
+        {
+            return false;
+        }
+        self.yielded_idle.set(true);
+        rt_core::sync::thread::yield_now();
+        self.counters().os_yield();
+        self.last_break.set(std::time::Instant::now());
+        true
     }
 
     /// One non-blocking turn of the IO driver, if there is one and no other thread drives it.
