@@ -5,9 +5,10 @@ For ROUNDS rounds, each VARIANT in turn (the order alternates every round) start
 server process of the http bench binary (`HTTP_BENCH_SERVE`), loads it with
 `wrk -t2 -cCONNS -d4s`, and, from 1 s into the load, records the server for 2 s:
 `perf record -e cpu-clock -F 10000` (samples) under `perf stat` (its syscalls and context
-switches). Requests are counted by the server's `writev` calls (one per HTTP/1.1 response, for
-both servers). The rounds are summed per variant, and everything is printed per million
-requests: total, kernel and user samples; user samples by kind (runtime, hyper, memory, clock,
+switches). Requests are counted by the server's `recvfrom` calls: one per HTTP/1.1 request
+for both servers, each request arriving in one read (the writes do not count the same: rt
+sends a response with `send`, tokio with `writev`). The rounds are summed per variant, and
+everything is printed per million requests: total, kernel and user samples; user samples by kind (runtime, hyper, memory, clock,
 other); syscalls; and the symbols that differ most from the first variant's.
 
 Summing alternated rounds, rather than one profile each, is what makes a difference of a few
@@ -33,7 +34,7 @@ if args[:1] == ['--pin']:
 binp, conns, rounds = args[0], int(args[1]), int(args[2])
 variants = http_variants.parse(args[3:], binp, 18200)
 tmp = tempfile.mkdtemp(prefix='http-prof-')
-EVENTS = ['syscalls:sys_enter_writev', 'syscalls:sys_enter_epoll_wait',
+EVENTS = ['syscalls:sys_enter_recvfrom', 'syscalls:sys_enter_epoll_wait',
           'syscalls:sys_enter_epoll_ctl', 'syscalls:sys_enter_futex',
           'syscalls:sys_enter_sched_yield', 'context-switches']
 
@@ -101,14 +102,14 @@ for r in range(rounds):
     print(f'round {r} done', flush=True)
 
 for t in totals.values():
-    t['reqs'] = t['stat']['syscalls:sys_enter_writev']
+    t['reqs'] = t['stat']['syscalls:sys_enter_recvfrom']
 
 
 def per_m(n, t):
     return n / t['reqs'] * 1e6
 
 
-print('\nper million requests (requests = the server\'s writev calls):')
+print('\nper million requests (requests = the server\'s recvfrom calls):')
 for name, t in totals.items():
     kernel = sum(n for (k, _), n in t['syms'].items() if k == 'k')
     total = sum(t['syms'].values())

@@ -18,7 +18,8 @@ import collections, os, re, subprocess, sys, tempfile, time
 import http_variants
 
 EVENTS = ('sched:sched_wakeup,sched:sched_switch,syscalls:sys_enter_epoll_wait,'
-          'syscalls:sys_exit_epoll_wait,syscalls:sys_enter_writev,syscalls:sys_enter_write')
+          'syscalls:sys_exit_epoll_wait,syscalls:sys_enter_writev,syscalls:sys_enter_write,'
+          'syscalls:sys_enter_sendto')
 LINE = re.compile(r'\s*(.+?)\s+(\d+)\s+\[(\d+)\]\s+([\d.]+):\s+(\S+):\s*(.*)')
 
 
@@ -53,7 +54,7 @@ def tally(data):
         first = first if first is not None else t
         last = t
         names[tid] = comm
-        if ev.endswith('enter_write') or ev.endswith('enter_writev'):
+        if ev.endswith(('enter_write', 'enter_writev', 'enter_sendto')):
             writes[tid] += 1
         elif ev.endswith('enter_epoll_wait'):
             timeout[tid] = int(re.search(r'timeout: 0x([0-9a-f]+)', rest).group(1), 16)
