@@ -674,10 +674,12 @@ impl WorkerContext {
 
     /// Out of work, before parking: if another worker is running, yields this thread's CPU to
     /// the OS once (per stretch without tasks) and returns true, for the caller to look for
-    /// work again before it parks ("Yielding the CPU" in the module docs). Off with
-    /// `os_yield_after`. Not under loom: like the spin between steal rounds, it only delays
-    /// the park (the look after it is the one before it again), and the model would explore
-    /// it for nothing.
+    /// work again before it parks ("Yielding the CPU" in the module docs). Off when
+    /// `os_yield_after` is `None`. A searching worker stays searching through the yield (it
+    /// leaves that state when it parks), so work that arrives meanwhile wakes nobody: a
+    /// searcher is about to look. Not under loom: like the spin between steal rounds, it only
+    /// delays the park (the look after it is the one before it again), and the model would
+    /// explore it for nothing.
     fn yield_before_park(&self) -> bool {
         if cfg!(loom)
             || self.yielded_idle.get()
