@@ -23,6 +23,7 @@ use rt_core::sync::{Arc, AtomicU64, AtomicU8, AtomicUsize, Mutex, Ordering};
 use crate::driver::TimeDriver;
 use crate::reactor::Core;
 use crate::slab::RegistrationSlab;
+use crate::time::driver::TimeHandle;
 
 /// The reactor runs.
 const RUNNING: u8 = 0;
@@ -129,9 +130,34 @@ struct Home {
     shard: usize,
 }
 
+/// What [`Handle::enter`] makes current on a thread.
+struct Current {
+    handle: Handle,
+    /// The timers' handle that sleeps made on this thread clone: its count is this thread's.
+    time: TimeHandle,
+}
+
+impl fmt::Debug for Current {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Current")
+            .field("handle", &self.handle)
+            .finish_non_exhaustive()
+    }
+}
+
+/// This thread's handle to its current runtime's timers (one reference count per thread), or
+/// `None` outside a runtime.
+pub(crate) fn current_time() -> Option<TimeHandle> {
+    CURRENT_REACTOR
+        .try_with(|c| c.borrow().as_ref().map(|c| c.time.clone()))
+        .ok()
+        .flatten()
+}
+
 rt_core::sync::thread_local! {
-    /// The reactor sources created on this thread register with.
-    static CURRENT_REACTOR: RefCell<Option<Handle>> = RefCell::new(None);
+    /// The reactor sources created on this thread register with, and this thread's handle to
+    /// its timers (`TimeHandle::for_thread`).
+    static CURRENT_REACTOR: RefCell<Option<Current>> = RefCell::new(None);
     /// The shard this thread drives as its own, in which reactor (`WorkerDriver::bind_thread`).
     static HOME: Cell<Home> = const { Cell::new(Home { reactor: 0, shard: usize::MAX }) };
 }
@@ -145,7 +171,11 @@ impl Handle {
 
     /// Makes this handle the thread's current one until the guard drops.
     pub fn enter(&self) -> EnterGuard {
-        let prev = CURRENT_REACTOR.with(|c| c.replace(Some(self.clone())));
+        let current = Current {
+            handle: self.clone(),
+            time: self.time().handle().for_thread(),
+        };
+        let prev = CURRENT_REACTOR.with(|c| c.replace(Some(current)));
         EnterGuard {
             prev,
             _not_send: PhantomData,
@@ -179,7 +209,7 @@ impl Handle {
     /// sleep would move its cache line between them.
     pub(crate) fn with_current<R>(f: impl FnOnce(&Handle) -> R) -> Option<R> {
         CURRENT_REACTOR
-            .try_with(|c| c.borrow().as_ref().map(f))
+            .try_with(|c| c.borrow().as_ref().map(|c| f(&c.handle)))
             .ok()
             .flatten()
     }
@@ -433,7 +463,7 @@ impl Shard {
 #[derive(Debug)]
 #[must_use = "the handle is current only while the guard lives"]
 pub struct EnterGuard {
-    prev: Option<Handle>,
+    prev: Option<Current>,
     _not_send: PhantomData<*const ()>,
 }
 

@@ -64,6 +64,14 @@ fn polls_names_locations_and_flows_match_the_tasks() {
         assert_eq!(b, 5);
         (ids, woken)
     });
+    // The park event below: with nothing left to run, a worker parks, but on a loaded machine
+    // not necessarily before the drop (a worker out of work first yields its CPU once). Wait
+    // for the first park (traced before it is counted), without ordering anything by time.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while (0..2).all(|w| rt.metrics().worker_park_count(w) == 0) {
+        assert!(std::time::Instant::now() < deadline, "no worker parked");
+        std::thread::yield_now();
+    }
     drop(rt);
 
     let trace = Trace::check(&path);
