@@ -477,9 +477,9 @@ pub struct WorkerMetrics {
     pub lifo_hits: u64,
     /// Tasks spawned by tasks running on this worker (count).
     pub spawns: u64,
-    /// Times this worker gave its CPU to the OS scheduler (`sched_yield`): after running tasks
-    /// for `Builder::os_yield_after` without a break, or once before parking while another
-    /// worker ran (count).
+    /// Times this worker gave its CPU to the OS scheduler: with `sched_yield` after running
+    /// tasks for `Builder::os_yield_after` without a break, or with a 25 µs sleep once before
+    /// parking while another worker ran (count).
     pub os_yields: u64,
     /// Time this worker was busy (not parked), summed over its busy periods up to its latest
     /// park: a period is added when it ends, so a worker that has run since its last park has

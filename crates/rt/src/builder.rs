@@ -284,9 +284,11 @@ impl Builder {
     /// requests/s at 50 connections (`docs/BENCHMARKS.md`).
     ///
     /// With yielding on, a worker that runs out of work while another worker is running also
-    /// yields once before it parks, then looks for work again: the threads that feed it run
-    /// first, and what they make is often there at the second look, with no park and unpark.
-    /// That took hyper's p99 at 50 connections from about tokio's to 0.78–0.98 of it.
+    /// sleeps 25 µs once before it parks (a sleep rather than `sched_yield`, which under
+    /// Linux's EEVDF would leave its threads preempted at every wake-up of a neighbour for a
+    /// while), then looks for work again: the threads that feed it run first, and what they
+    /// make is there at the second look, gathered, with no park and unpark. That took hyper's
+    /// p99 at 50 connections to 0.6–0.7 of tokio's, at tokio's requests/s or a little more.
     /// [`RuntimeMetrics::worker_os_yield_count`] counts both kinds of yield.
     ///
     /// [`RuntimeMetrics::worker_os_yield_count`]: crate::runtime::RuntimeMetrics::worker_os_yield_count

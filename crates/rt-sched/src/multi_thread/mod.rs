@@ -30,14 +30,22 @@
 //! CPU share). On this machine it took the p99 latency of hyper at 50 connections from 1.2–1.3×
 //! tokio's to about 0.85× (`docs/BENCHMARKS.md`); tokio does not yield.
 //!
-//! With yielding on, a worker that runs out of work while another worker runs also yields
-//! once before it parks, and then looks for work once more (`yield_before_park`; again only
-//! after it has run a task since). On a busy machine the threads that feed it — a loopback
-//! client, the other worker — get the CPU now rather than when the worker blocks, and the work
-//! they make is often there at the second look: no park and unpark (15–20 µs) for it, and no
-//! wake-up that preempts the client at a random point. When nothing else is runnable the
-//! yield returns at once. For hyper at 50 connections it took rt's p99 from about tokio's to
-//! 0.78–0.98 of it at the same requests/s (2026-12-05, `docs/BENCHMARKS.md`).
+//! With yielding on, a worker that runs out of work while another worker runs also gives its
+//! CPU away once before it parks, and then looks for work once more (`yield_before_park`;
+//! again only after it has run a task since). On a busy machine the threads that feed it — a
+//! loopback client, the other worker — get the CPU now rather than when the worker blocks,
+//! and the work they make is there at the second look: no park and unpark (15–20 µs) for it,
+//! and no wake-up that preempts the client at a random point. This one is a 25 µs sleep on
+//! the worker's parker (an unpark ends it), not `sched_yield`: Linux's EEVDF answers a yield
+//! by moving the yielder's virtual deadline a whole slice later, after which every wake-up of
+//! a neighbour on that CPU preempts it — a hyper server's workers were switched out 3–4 times
+//! as often, and one of them ended up with most of the connections. The sleep leaves the
+//! deadline alone and lets the requests of the next round gather. The cost: IO for this
+//! worker waits up to 25 µs once per stretch without tasks, and only while another worker is
+//! busy. For hyper at 50 connections it took rt's p99 to 0.6–0.7 of tokio's, and requests/s
+//! to 1.00–1.05 of tokio's in paired runs where the yield gave 0.95–1.04 (2026-12-05, tenth
+//! session, `docs/BENCHMARKS.md`). A substitute (`block_in_place`) still yields: its lender may want
+//! the context back any moment.
 //!
 //! # `block_in_place`: lending a worker to a substitute thread
 //!

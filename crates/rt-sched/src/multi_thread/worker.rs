@@ -54,6 +54,12 @@ const fn loom_duration(d: Duration) -> Duration {
 /// Attempts to take this worker's own shard while another worker polls it briefly.
 const OWN_SHARD_TRIES: u32 = 16;
 
+/// How long a worker that ran out of work while another one runs sleeps before it looks for
+/// work once more and then parks (`yield_before_park`). Its sleep is timed to within
+/// `PAUSE_SLACK` (the thread's timer slack, 50 µs by default, is set down for it).
+const PRE_PARK_PAUSE: Duration = Duration::from_micros(25);
+const PAUSE_SLACK: Duration = Duration::from_micros(1);
+
 /// The state of the worker running on this thread. Lives on the worker's stack; the
 /// thread-local `CURRENT_WORKER` points at it while the run loop is active. Only its own thread
 /// touches it, so plain `Cell`s suffice.
@@ -672,12 +678,12 @@ impl WorkerContext {
         }
     }
 
-    /// Out of work, before parking: if another worker is running, yields this thread's CPU to
-    /// the OS once (per stretch without tasks) and returns true, for the caller to look for
-    /// work again before it parks ("Yielding the CPU" in the module docs). Off when
-    /// `os_yield_after` is `None`. A searching worker stays searching through the yield (it
-    /// leaves that state when it parks), so work that arrives meanwhile wakes nobody: a
-    /// searcher is about to look. Not under loom: like the spin between steal rounds, it only
+    /// Out of work, before parking: if another worker is running, gives this thread's CPU to
+    /// the OS once (per stretch without tasks) by sleeping `PRE_PARK_PAUSE`, and returns true,
+    /// for the caller to look for work again before it parks ("Yielding the CPU" in the module
+    /// docs). Off when `os_yield_after` is `None`. A searcher leaves that state first (idle
+    /// rule 3 as for a park): a sleeping worker is not looking, so work that arrives meanwhile
+    /// may wake a parked one. Not under loom: like the spin between steal rounds, it only
     /// delays the park (the look after it is the one before it again), and the model would
     /// explore it for nothing.
     fn yield_before_park(&self) -> bool {
@@ -689,7 +695,19 @@ impl WorkerContext {
             return false;
         }
         self.yielded_idle.set(true);
-        rt_core::sync::thread::yield_now();
+        if !self.reclaim.get().is_null() {
+            // A substitute: its lender may want the context back any moment, and a yield
+            // notices that sooner than a woken sleep (`block_in_place` 26 against 30 µs).
+            rt_core::sync::thread::yield_now();
+        } else {
+            if self.is_searching.replace(false)
+                && self.shared().idle.transition_worker_from_searching()
+                    == LeftSearching::WasLastSearcher
+            {
+                self.shared().notify_if_work_pending();
+            }
+            pause(&self.parker, PRE_PARK_PAUSE);
+        }
         self.counters().os_yield();
         self.last_break.set(std::time::Instant::now());
         true
@@ -703,6 +721,35 @@ impl WorkerContext {
             .as_ref()
             .is_some_and(|driver| driver.try_drive(self.shard, Some(Duration::ZERO), &|| false))
     }
+}
+
+/// Sleeps for `d` (give or take `PAUSE_SLACK`) on the worker's parker: the thread leaves its
+/// CPU to whatever else is runnable there, or to idleness, for that long. An unpark ends it
+/// early: a reclaim of a lent context and a shutdown wake the worker wherever it sleeps, and
+/// its loop checks both after the pause (an unpark meant for nothing else is harmless: a park
+/// re-checks the sleepers list).
+///
+/// Not `sched_yield`: under Linux's EEVDF a yield pushes the yielder's virtual deadline a whole
+/// slice later, after which every wake-up of another thread on that CPU preempts it (a hyper
+/// server's workers, switched out 3 to 4 times as often as with a sleep, `docs/BENCHMARKS.md`,
+/// tenth session). A sleep leaves the deadline alone, and the work that gathers meanwhile is
+/// found in one look.
+fn pause(parker: &Parker, d: Duration) {
+    rt_core::sync::thread_local! {
+        static SLACK_SET: Cell<bool> = const { Cell::new(false) };
+    }
+    if !SLACK_SET.with(|s| s.replace(true)) {
+        // SAFETY: PR_SET_TIMERSLACK takes one integer argument (nanoseconds) and changes only
+        // the calling thread's timer slack; no pointer is passed. A failure leaves the default
+        // slack, which only lengthens the pause.
+        unsafe {
+            libc::prctl(
+                libc::PR_SET_TIMERSLACK,
+                PAUSE_SLACK.as_nanos() as libc::c_ulong,
+            );
+        }
+    }
+    parker.park_timeout(d);
 }
 
 /// One tick of a countdown that restarts at `interval`: true every `interval`th call.
