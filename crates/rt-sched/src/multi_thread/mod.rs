@@ -38,8 +38,9 @@
 //! and no wake-up that preempts the client at a random point. This one is a 25 µs sleep on
 //! the worker's parker (an unpark ends it), not `sched_yield`: Linux's EEVDF answers a yield
 //! by moving the yielder's virtual deadline a whole slice later, after which every wake-up of
-//! a neighbour on that CPU preempts it — a hyper server's workers were switched out 3–4 times
-//! as often, and one of them ended up with most of the connections. The sleep leaves the
+//! a neighbour on that CPU preempts it — a hyper server's two workers were switched out while
+//! runnable 31,400 times a second with the yield against 7,400 with the sleep, and with the
+//! yield one of them ended up with most of the connections. The sleep leaves the
 //! deadline alone and lets the requests of the next round gather. The cost: IO for this
 //! worker waits up to 25 µs once per stretch without tasks, and only while another worker is
 //! busy. For hyper at 50 connections it took rt's p99 to 0.6–0.7 of tokio's, and requests/s
