@@ -5,7 +5,8 @@
 //! output. Task cells come from the [`pool`], a size-classed slab allocator with per-thread free
 //! lists. [`sync`] is the loom shim every other crate uses, [`coop`] the cooperative budget, and
 //! [`batch`] lets a waking thread coalesce unparks. [`wait_queue`] is the keyed FIFO waiter
-//! queue that rt-sync's channels and rt-io's readiness slots share.
+//! queue that rt-sync's channels and rt-io's readiness slots share; [`wake`] is how a driver calls
+//! other code's wakers without letting a panicking one take the driver down.
 //!
 //! Architecture invariants:
 //! - rt-core never spawns a thread and never blocks: it is driven by a scheduler (rt-sched).
@@ -22,6 +23,7 @@ pub mod task;
 #[doc(hidden)]
 pub mod test_support;
 pub mod wait_queue;
+pub mod wake;
 
 /// Whether the runtime's built-in observation (spawn locations and names, stall stamps, the
 /// default metrics counters, trace hooks) is compiled in. `true` unless the workspace is built

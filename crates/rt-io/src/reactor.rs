@@ -78,9 +78,8 @@ pub(crate) fn turn(handle: &Handle, core: &mut Core, timeout: Option<Duration>) 
     inner.slab.dispatch(core.ready.drain(..), &mut core.wakers);
     let wakers = &mut core.wakers;
     rt_core::batch::batch(|| {
-        for w in wakers.drain(..) {
-            w.wake();
-        }
+        // A panicking waker costs its task only, not the shard (`rt_core::wake`).
+        rt_core::wake::wake_all(wakers.drain(..));
         inner.time.process();
     });
     events
@@ -109,9 +108,7 @@ pub(crate) fn stop(handle: &Handle, panicked: bool) {
     let mut wakers = Vec::new();
     handle.inner.slab.close(&mut wakers);
     rt_core::batch::batch(|| {
-        for w in wakers {
-            w.wake();
-        }
+        rt_core::wake::wake_all(wakers);
         handle.time().shutdown();
     });
 }

@@ -142,6 +142,12 @@ impl BlockingPool {
     /// Cancels queued closures and waits for running ones, at most `timeout` (forever if
     /// `None`). Idempotent.
     pub fn shutdown(&self, timeout: Option<Duration>) {
+        self.shutdown_until(timeout.map(|t| Instant::now() + t));
+    }
+
+    /// [`shutdown`](Self::shutdown), waiting for busy threads until `deadline` at most
+    /// (forever when `None`): a runtime's shutdown shares one deadline among its parts.
+    pub fn shutdown_until(&self, deadline: Option<Instant>) {
         let inner = &self.spawner.inner;
         let queued: Vec<_> = {
             let mut s = inner.state.lock().unwrap();
@@ -152,7 +158,6 @@ impl BlockingPool {
         for w in queued {
             w.cancel();
         }
-        let deadline = timeout.map(|t| Instant::now() + t);
         let mut s = inner.state.lock().unwrap();
         while s.alive > 0 {
             match deadline {

@@ -149,13 +149,36 @@ impl Runtime {
         self.handle.metrics()
     }
 
-    /// Shuts down, waiting at most `timeout` for worker and blocking threads; threads still
-    /// busy then are left to finish on their own (their tasks are already cancelled).
+    /// Shuts down, returning within `timeout`: every task is cancelled, and the call waits at
+    /// most `timeout` in all for the worker threads and the blocking pool's threads (one
+    /// deadline shared by both, as in tokio). What is still running then is left to finish on
+    /// its own threads, detached:
+    ///
+    /// - On a multi-thread runtime the workers drop the pending futures, in parallel, as they
+    ///   exit; this call drops none of them itself while a worker is still out. A future whose
+    ///   destructor is slow, or a task stuck in a poll, is dropped later by its worker (after
+    ///   the poll returns). Each future is still dropped exactly once, but those drops may
+    ///   happen after this call returns, on the worker threads, with the runtime's reactor
+    ///   already stopped (timers report a shutdown, sockets an error).
+    /// - On a current-thread runtime the pending futures are dropped on this thread before
+    ///   the wait (there is no other thread to leave them to), so their destructors are not
+    ///   bounded by `timeout`; the blocking pool's wait is.
+    /// - A `spawn_blocking` closure still running is left running; one still queued is
+    ///   dropped unrun.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let rt = rt::Builder::new_multi_thread().worker_threads(2).build()?;
+    /// rt.spawn_blocking(|| std::thread::sleep(Duration::from_millis(200)));
+    /// rt.shutdown_timeout(Duration::from_millis(10)); // returns without the closure
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn shutdown_timeout(mut self, timeout: Duration) {
         self.shutdown(Some(timeout));
     }
 
-    /// Shuts down without waiting for threads busy in a poll or a blocking closure.
+    /// Shuts down without waiting for threads busy in a poll, a destructor or a blocking
+    /// closure (`shutdown_timeout(Duration::ZERO)`).
     pub fn shutdown_background(self) {
         self.shutdown_timeout(Duration::ZERO);
     }
@@ -165,14 +188,15 @@ impl Runtime {
             return;
         }
         self.shut_down = true;
+        let deadline = timeout.map(|t| std::time::Instant::now() + t);
         // Futures dropped here may touch sockets and timers, or try to spawn (refused): keep the
         // runtime current while they drop.
         let _g = context::enter(&self.handle, false);
         match &mut self.kind {
-            Kind::MultiThread(mt) => mt.shutdown(timeout),
+            Kind::MultiThread(mt) => mt.shutdown_until(deadline),
             Kind::CurrentThread(ct) => ct.shutdown(),
         }
-        self.blocking.shutdown(timeout);
+        self.blocking.shutdown_until(deadline);
         drop(_g);
         // The trace file is complete from here (what threads left running record now is not
         // written).

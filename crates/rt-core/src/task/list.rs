@@ -485,28 +485,52 @@ impl<S: Schedule> OwnedTasks<S> {
     /// Refuses new tasks from now on and cancels every task in the list (dropping each future
     /// exactly once). Futures run their `Drop` on the calling thread.
     pub fn close_and_shutdown_all(&self) {
+        self.close_and_shutdown_share(0, 1);
+    }
+
+    /// [`close_and_shutdown_all`](Self::close_and_shutdown_all) as drainer `part` of `parts`
+    /// running at once (a multi-thread scheduler's workers at shutdown): each starts its walk
+    /// at its own `part / parts` of the slots in use and wraps around, so the drops run in
+    /// parallel. Every drainer still swaps every slot, so when one returns each task of the
+    /// list has been taken by some drainer (the close's rule in the module docs holds for each
+    /// of them alone); a task another drainer took may still be dropping.
+    pub fn close_and_shutdown_share(&self, part: usize, parts: usize) {
         self.closed.store(true, Ordering::SeqCst);
         // Pairs with the store, light barrier and load in `bind_in` (module docs).
         crate::asym::heavy();
-        let mut taken = 0;
+        // The chunks in use: allocated in order, so the first null one ends them (a binder
+        // that allocated one later sees `closed` and takes its task back itself).
+        let mut chunks = [ptr::null_mut::<Slot>(); CHUNKS];
+        let mut used = 0;
+        let mut total = 0;
         for (k, chunk) in self.chunks.iter().enumerate() {
             let chunk = chunk.load(Ordering::Acquire);
             if chunk.is_null() {
-                // Chunks are allocated in order: none after this one either.
                 break;
             }
-            for off in 0..chunk_len(k) {
-                // SAFETY: a non-null chunk has `chunk_len(k)` slots and lives as long as `self`.
-                let slot = unsafe { &*chunk.add(off) };
-                let p = slot.swap(ptr::null_mut(), Ordering::SeqCst);
-                if let Some(p) = NonNull::new(p) {
-                    taken += 1;
-                    // SAFETY: the swap moved the list's reference to us; the task is live.
-                    let task = unsafe { Task::<S>::from_raw(RawTask::from_raw(p)) };
-                    // No lock is held: dropping a future may spawn (refused now) or complete
-                    // other tasks.
-                    task.shutdown();
-                }
+            chunks[k] = chunk;
+            used = k + 1;
+            total += chunk_len(k);
+        }
+        let parts = parts.max(1);
+        let start = total / parts * (part % parts);
+        let mut taken = 0;
+        for flat in (start..total).chain(0..start) {
+            let (k, off) = locate(flat as u32);
+            debug_assert!(k < used);
+            // SAFETY: chunk `k` is non-null (`flat < total`), has `chunk_len(k)` slots, and
+            // lives as long as `self`.
+            let slot = unsafe { &*chunks[k].add(off) };
+            // A swap even of an empty slot: a walker's put-back synchronises with it ("Walking
+            // the list"), which a plain load would not give.
+            let p = slot.swap(ptr::null_mut(), Ordering::SeqCst);
+            if let Some(p) = NonNull::new(p) {
+                taken += 1;
+                // SAFETY: the swap moved the list's reference to us; the task is live.
+                let task = unsafe { Task::<S>::from_raw(RawTask::from_raw(p)) };
+                // No lock is held: dropping a future may spawn (refused now) or complete
+                // other tasks.
+                task.shutdown();
             }
         }
         lock(&self.global).live -= taken;

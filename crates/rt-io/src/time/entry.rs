@@ -201,7 +201,8 @@ impl Entry {
     }
 
     /// Fires the entry: wakes its waker unless the owner is registering (it will see `FIRED`) or
-    /// has cancelled. Driver side; called at most once per entry, with no lock held.
+    /// has cancelled. Driver side; called at most once per entry, with no lock held. Never
+    /// unwinds: a panicking waker is contained.
     pub fn fire(&self, shutdown: bool) {
         let bits = if shutdown {
             FIRED | WAKING | SHUTDOWN
@@ -215,7 +216,9 @@ impl Entry {
             // owner is not in the cell and will not enter it until we clear `WAKING` (rules 2, 3).
             let waker = self.waker.with_mut(|cell| unsafe { (*cell).take() });
             if let Some(waker) = waker {
-                waker.wake();
+                // A panicking wake is contained (`rt_core::wake`): `WAKING` is cleared below
+                // either way, so the owner's `cancel` never waits on a wake that unwound.
+                rt_core::wake::wake(waker);
             }
         }
         self.state.fetch_and(!WAKING, Ordering::Release);

@@ -276,6 +276,8 @@ pub struct MultiThread {
     /// What `start` needs, until it runs.
     /// (A `Mutex` only so `MultiThread` is `Sync`: crossbeam's `Worker` is not.)
     pending: Mutex<Option<Pending>>,
+    /// `shutdown_until` has run: a later call (the drop after `shutdown_timeout`) does nothing.
+    shut_down: bool,
 }
 
 impl MultiThread {
@@ -335,6 +337,7 @@ impl MultiThread {
             threads: Vec::with_capacity(n),
             monitor: None,
             pending: Mutex::new(Some((locals, parkers, config.threads))),
+            shut_down: false,
         }
     }
 
@@ -393,11 +396,23 @@ impl MultiThread {
         &self.handle
     }
 
-    /// Stops the workers and cancels every task: each pending future is dropped exactly once,
-    /// on the calling thread (or, for a task stuck in a poll past `timeout`, by the worker
-    /// running it when that poll returns). Waits at most `timeout` for the workers (forever
-    /// when `None`). Idempotent.
+    /// Stops the workers and cancels every task; waits at most `timeout` (forever when
+    /// `None`). See [`shutdown_until`](Self::shutdown_until).
     pub fn shutdown(&mut self, timeout: Option<Duration>) {
+        self.shutdown_until(timeout.map(|t| Instant::now() + t));
+    }
+
+    /// Stops the workers and cancels every task: each pending future is dropped exactly once.
+    /// The workers drop them, in parallel, as they exit (each starts at its own part of the
+    /// task list); a task stuck in a poll is dropped by the worker running it when that poll
+    /// returns. Waits until every worker has exited, or until `deadline`: the call itself
+    /// drops no future while a worker is still out, so a slow destructor or a stuck poll does
+    /// not hold it past the deadline. Workers still out then are left detached and finish the
+    /// drops on their own threads; nothing waits for them. Idempotent.
+    pub fn shutdown_until(&mut self, deadline: Option<Instant>) {
+        if std::mem::replace(&mut self.shut_down, true) {
+            return;
+        }
         let shared = &self.handle.shared;
         if !shared.shutdown.swap(true, Ordering::AcqRel) {
             for i in 0..shared.unparkers.len() {
@@ -415,27 +430,33 @@ impl MultiThread {
         if let Some(m) = self.monitor.take() {
             let _ = m.join();
         }
-        if timeout.is_none() {
-            // (With a timeout they are left detached, like workers: each exits after its poll.)
+        if deadline.is_none() {
+            // (With a deadline they are left detached, like workers: each exits after its poll.)
             for t in substitutes {
                 let _ = t.join();
             }
         }
-        let exited = match timeout {
+        let exited = match deadline {
             None => vec![true; threads.len()],
-            Some(t) => shared.wait_exited(Instant::now() + t),
+            Some(d) => shared.wait_exited(d),
         };
+        let all_exited = exited.iter().all(|&e| e);
         for (t, exited) in threads.into_iter().zip(exited) {
             if exited {
                 let _ = t.join();
             }
-            // Else: leave the thread detached; it exits after its current poll.
+            // Else: leave the thread detached; it exits after its current poll and its drops.
         }
         // The lend pool's threads: those that served lends of the workers just joined are
-        // idle (with a timeout, a worker still out leaves its substitute running, detached).
-        shared.lend_pool.shutdown(timeout.map(|_| Duration::ZERO));
-        shared.owned.close_and_shutdown_all();
-        // Queued `Notified`s of tasks the list just cancelled: drop them.
+        // idle (with a deadline, a worker still out leaves its substitute running, detached).
+        shared.lend_pool.shutdown(deadline.map(|_| Duration::ZERO));
+        if all_exited {
+            // The workers took every task already; this finds the tasks of a scheduler whose
+            // workers never started (and closes the list if no worker did).
+            shared.owned.close_and_shutdown_all();
+        }
+        // Queued `Notified`s of tasks the list cancelled: drop them (only references: the
+        // futures went with the close).
         while let Some(t) = shared.injector.pop() {
             drop(t);
         }

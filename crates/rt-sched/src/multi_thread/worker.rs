@@ -181,7 +181,14 @@ pub(crate) fn run(handle: Handle, index: usize, local: Local<Notified<Handle>>, 
     let prev = CURRENT_WORKER.with(|c| c.replace(&cx));
     let _reset = ResetCurrentWorker(prev);
     cx.run_loop(|| false);
-    // Drop what is still queued here: the owned list cancels those tasks at shutdown.
+    // Shutdown: every worker cancels the runtime's tasks, each from its own part of the list,
+    // so the futures drop in parallel (`MultiThread::shutdown_until`). Wakes from those drops
+    // land in our queues: emptied after.
+    let shared = &cx.handle.shared;
+    shared
+        .owned
+        .close_and_shutdown_share(index, shared.unparkers.len());
+    // Drop what is still queued here (references only: the close cancelled those tasks).
     drop(cx.lifo().take());
     while let Some(t) = cx.local.pop() {
         drop(t);

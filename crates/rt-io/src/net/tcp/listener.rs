@@ -6,8 +6,12 @@ use std::os::fd::{AsRawFd, RawFd};
 
 use crate::io::poll_evented::PollEvented;
 use crate::io::Interest;
-use crate::net::tcp::TcpStream;
+use crate::net::tcp::{TcpSocket, TcpStream};
 use crate::net::{addr, ToSocketAddrs};
+
+/// The backlog [`TcpListener::bind`] listens with: tokio's value (mio 1.2's `bind`, like
+/// `std`'s, gives 128, which a burst of connections overflows).
+const BACKLOG: u32 = 1024;
 
 /// A TCP socket listening for connections.
 #[derive(Debug)]
@@ -17,11 +21,20 @@ pub struct TcpListener {
 
 impl TcpListener {
     /// Binds to `addr` (the first of its addresses that works), with `SO_REUSEADDR` and a backlog
-    /// of 1024.
+    /// of 1024 pending connections (as tokio's `bind` has always given; the kernel caps it at
+    /// `net.core.somaxconn`). `std`'s `bind` listens with 128; for
+    /// another value, build the listener with [`TcpSocket::listen`](crate::net::TcpSocket::listen).
     pub async fn bind(addr: impl ToSocketAddrs) -> io::Result<TcpListener> {
         let addrs = addr::resolve(addr).await?;
         addr::first_ok(addrs, |a| async move {
-            TcpListener::from_mio(mio::net::TcpListener::bind(a)?)
+            let socket = if a.is_ipv4() {
+                TcpSocket::new_v4()?
+            } else {
+                TcpSocket::new_v6()?
+            };
+            socket.set_reuseaddr(true)?;
+            socket.bind(a)?;
+            socket.listen(BACKLOG)
         })
         .await
     }
