@@ -9,6 +9,8 @@
 //!   (its slot goes back to the free list) and binds a second task into the reused slot, which
 //!   stays pending; the close on another thread must cancel the second task exactly once and
 //!   never touch the first.
+//! * `two_drainers_race_a_bind`: a bind racing two `close_and_shutdown_share` drainers (a
+//!   multi-thread runtime's workers at shutdown), each starting at its own part of the slots.
 //! * `spawn_races_multi_thread_shutdown`: `Handle::spawn` from a foreign thread racing
 //!   `MultiThread::shutdown` (one worker), the `JoinHandle` awaited with `park_block_on`.
 //!
@@ -92,6 +94,46 @@ fn bind_and_poll_race_close_and_shutdown_all() {
         "bound: output after 2 polls",
         "refused: cancelled after 0 polls",
     ]);
+}
+
+#[test]
+fn two_drainers_race_a_bind() {
+    static SEEN: Seen = Seen::new();
+    model(|| {
+        let sched = TestSched::new();
+        let (probe, cell, out) = (Probe::new(), Dropped::new(), Dropped::new());
+        let fut = probed(&probe, |_, _| Poll::<Output>::Pending);
+        let spawner = {
+            let (sched, cell) = (sched.clone(), cell.clone());
+            thread::spawn(move || {
+                let (join, notified) = sched.bind(fut, &cell);
+                let bound = notified.is_some();
+                drop(notified);
+                (join, bound)
+            })
+        };
+        // A multi-thread runtime's workers at shutdown: each drains from its own part.
+        let other = {
+            let sched = sched.clone();
+            thread::spawn(move || sched.owned().close_and_shutdown_share(1, 2))
+        };
+        sched.owned().close_and_shutdown_share(0, 2);
+        other.join().unwrap();
+        let (mut join, bound) = spawner.join().unwrap();
+        assert!(sched.owned().is_empty());
+        assert_eq!(probe.drops(), 1, "future dropped {} times", probe.drops());
+        let Poll::Ready(res) = poll_once(&mut join, Waker::noop()) else {
+            panic!("JoinHandle unresolved after shutdown");
+        };
+        let res = outcome(res, &out);
+        SEEN.record(format!(
+            "{}: {res}",
+            if bound { "bound" } else { "refused" }
+        ));
+        drop(join);
+        assert_eq!(cell.count(), 1, "task cell freed {} times", cell.count());
+    });
+    SEEN.assert_exactly(&["bound: cancelled", "refused: cancelled"]);
 }
 
 #[test]

@@ -3,10 +3,10 @@
 //! This file owns the layout of the idle state word; nobody else masks its bits.
 //!
 //! ```text
-//!  63                          16 15                 0
-//! +------------------------------+-------------------+
-//! |        num_unparked          |   num_searching   |
-//! +------------------------------+-------------------+
+//!  63         62                       16 15                 0
+//! +----------+---------------------------+-------------------+
+//! | ASLEEP   |       num_unparked        |   num_searching   |
+//! +----------+---------------------------+-------------------+
 //! ```
 //!
 //! Each field, who changes it and when (every change is one `SeqCst` read-modify-write):
@@ -27,8 +27,32 @@
 //!     [`Idle::worker_to_notify`], or shutdown / the worker itself (its driver turn woke
 //!     tasks onto its own queue) in [`Idle::unpark_worker_by_id`].
 //!
+//! - `ASLEEP` (bit 63): the stall monitor sleeps without a timeout ("The monitor's doze").
+//!   - set by the monitor, in [`Idle::try_doze`], with a compare-exchange that succeeds only
+//!     while `num_unparked` is 0;
+//!   - cleared by the first worker out of its park, in [`Idle::rouse_monitor`], which then
+//!     wakes the monitor.
+//!
 //! So `num_unparked` always equals the number of workers minus the sleepers list's length
 //! when the lock is free, and `num_searching` ≤ `num_unparked`.
+//!
+//! The monitor's doze: a runtime whose workers are all parked runs no poll, so stall
+//! detection has nothing to watch, and its monitor thread sleeps until a worker unparks
+//! instead of sampling every few milliseconds (a runtime with nothing to do makes no
+//! wake-ups).
+//!
+//! D1. The monitor sets `ASLEEP` only in a compare-exchange from a word whose `num_unparked` is
+//!     0, then waits (under its detector's lock) while `ASLEEP` stays set.
+//! D2. Every worker that leaves its park reads the word after its own unpark (the `SeqCst`
+//!     read-modify-write that took it off the sleepers list, by a notifier or by itself, under
+//!     the sleepers lock it has taken since); if `ASLEEP` is set it clears it (`fetch_and`) and,
+//!     if its clear was the one that did, wakes the monitor under the detector's lock.
+//!
+//! The word has one modification order: a compare-exchange that set `ASLEEP` came before the
+//! unpark's increment (after it, `num_unparked` would not have been 0), so the increment's
+//! value, and every later read of the word, holds `ASLEEP` until some worker clears it — and
+//! that worker wakes the monitor. So the monitor never sleeps past a worker's unpark. A worker
+//! pays one load per park (a plain load on x86). Modelled in `loom-tests/tests/monitor_doze.rs`.
 //!
 //! `max_awake` (fixed at build, at most the number of workers): a notifier wakes a sleeper only
 //! while fewer than `max_awake` workers are unparked. The scheduler sets it to the machine's
@@ -70,6 +94,8 @@ use rt_core::sync::{fence, AtomicUsize, Mutex, Ordering::SeqCst};
 const SEARCH_MASK: usize = (1 << 16) - 1;
 const UNPARK_SHIFT: usize = 16;
 const UNPARK_ONE: usize = 1 << UNPARK_SHIFT;
+/// The stall monitor sleeps (the monitor's doze, rules D1 and D2).
+const ASLEEP: usize = 1 << (usize::BITS - 1);
 
 /// The decoded idle word.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -81,7 +107,11 @@ impl Counts {
     }
 
     fn num_unparked(self) -> usize {
-        self.0 >> UNPARK_SHIFT
+        (self.0 & !ASLEEP) >> UNPARK_SHIFT
+    }
+
+    fn monitor_asleep(self) -> bool {
+        self.0 & ASLEEP != 0
     }
 }
 
@@ -90,6 +120,7 @@ impl fmt::Debug for Counts {
         f.debug_struct("Counts")
             .field("num_searching", &self.num_searching())
             .field("num_unparked", &self.num_unparked())
+            .field("monitor_asleep", &self.monitor_asleep())
             .finish()
     }
 }
@@ -117,7 +148,7 @@ pub(crate) enum ToSearching {
 /// What a worker leaving the searching state learns (rules 3, 4 and 5).
 #[must_use]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum LeftSearching {
+pub enum LeftSearching {
     /// It was the last searcher: wake another (rule 3) or re-check every queue (rule 4); or
     /// its park took the unparked count below `max_awake` (rule 5): re-check every queue.
     WasLastSearcher,
@@ -128,14 +159,15 @@ pub(crate) enum LeftSearching {
 /// What [`Idle::unpark_worker_by_id`] did.
 #[must_use]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum UnparkById {
+pub enum UnparkById {
     /// The worker was on the sleepers list and is now off it (counted unparked, not searching).
     Unparked,
     /// It was not on the list: somebody else woke it already.
     NotParked,
 }
 
-pub(crate) struct Idle {
+/// The idle state of a multi-thread scheduler's workers (module docs).
+pub struct Idle {
     /// The idle word (layout above).
     state: AtomicUsize,
     num_workers: usize,
@@ -158,7 +190,7 @@ impl fmt::Debug for Idle {
 
 impl Idle {
     /// `max_awake` is clamped to 1..=`num_workers`.
-    pub(crate) fn new(num_workers: usize, max_awake: usize) -> Idle {
+    pub fn new(num_workers: usize, max_awake: usize) -> Idle {
         assert!(num_workers < SEARCH_MASK);
         Idle {
             state: AtomicUsize::new(num_workers << UNPARK_SHIFT),
@@ -173,7 +205,7 @@ impl Idle {
     }
 
     /// Workers not parked now (a SeqCst load; for auto-advance's "all idle" check).
-    pub(crate) fn num_unparked(&self) -> usize {
+    pub fn num_unparked(&self) -> usize {
         self.counts().num_unparked()
     }
 
@@ -226,11 +258,7 @@ impl Idle {
 
     /// Rules 4 and 5: worker `index` goes on the sleepers list. `WasLastSearcher`: the caller
     /// must re-check the queues.
-    pub(crate) fn transition_worker_to_parked(
-        &self,
-        index: usize,
-        is_searching: bool,
-    ) -> LeftSearching {
+    pub fn transition_worker_to_parked(&self, index: usize, is_searching: bool) -> LeftSearching {
         let mut sleepers = self.sleepers.lock().unwrap();
         let dec = UNPARK_ONE + usize::from(is_searching);
         let prev = Counts(self.state.fetch_sub(dec, SeqCst));
@@ -250,9 +278,40 @@ impl Idle {
         self.sleepers.lock().unwrap().contains(&index)
     }
 
+    /// Rule D1 (the monitor): marks the monitor asleep if every worker is parked; false if one
+    /// is not.
+    pub fn try_doze(&self) -> bool {
+        let mut cur = self.state.load(SeqCst);
+        loop {
+            if Counts(cur).num_unparked() != 0 {
+                return false;
+            }
+            match self
+                .state
+                .compare_exchange(cur, cur | ASLEEP, SeqCst, SeqCst)
+            {
+                Ok(_) => return true,
+                Err(now) => cur = now,
+            }
+        }
+    }
+
+    /// Whether the monitor is still marked asleep (rule D1's wait condition).
+    pub fn monitor_dozing(&self) -> bool {
+        self.counts().monitor_asleep()
+    }
+
+    /// Rule D2 (a worker out of its park): whether this call took the monitor's asleep mark
+    /// off, so the caller must wake the monitor.
+    #[inline]
+    pub fn rouse_monitor(&self) -> bool {
+        self.counts().monitor_asleep()
+            && Counts(self.state.fetch_and(!ASLEEP, SeqCst)).monitor_asleep()
+    }
+
     /// Takes `index` off the sleepers list (shutdown, or the worker itself when its driver
     /// turn woke tasks onto its own queue).
-    pub(crate) fn unpark_worker_by_id(&self, index: usize) -> UnparkById {
+    pub fn unpark_worker_by_id(&self, index: usize) -> UnparkById {
         let mut sleepers = self.sleepers.lock().unwrap();
         if let Some(pos) = sleepers.iter().position(|&i| i == index) {
             sleepers.swap_remove(pos);
@@ -261,6 +320,16 @@ impl Idle {
         } else {
             UnparkById::NotParked
         }
+    }
+}
+
+impl crate::stall::Doze for Idle {
+    fn try_doze(&self) -> bool {
+        Idle::try_doze(self)
+    }
+
+    fn dozing(&self) -> bool {
+        self.monitor_dozing()
     }
 }
 

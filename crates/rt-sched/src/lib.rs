@@ -15,7 +15,8 @@
 
 pub mod blocking;
 pub mod current_thread;
-mod idle;
+#[doc(hidden)]
+pub mod idle;
 pub mod lifo;
 pub mod local;
 pub mod metrics;

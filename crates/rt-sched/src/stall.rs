@@ -211,6 +211,16 @@ pub(crate) struct Detector {
     stalls: AtomicU64,
 }
 
+/// How the multi-thread monitor sleeps while every worker is parked, so that a runtime with
+/// nothing to do makes no wake-ups (the protocol is the idle word's, `idle.rs`, "The monitor's
+/// doze"): while every worker is parked no poll can stall.
+pub(crate) trait Doze {
+    /// Marks the monitor asleep if every worker is parked (one atomic step); false if not.
+    fn try_doze(&self) -> bool;
+    /// Whether the monitor is still marked asleep (no worker has unparked since).
+    fn dozing(&self) -> bool;
+}
+
 /// What the monitor knows of one stamp.
 struct Seen {
     last: StampSample,
@@ -244,6 +254,14 @@ impl Detector {
         }
     }
 
+    /// Wakes the monitor from its doze: a worker that took the asleep mark off ([`Doze`]).
+    /// Under the lock, so the notify cannot fall between the monitor's check of the mark and
+    /// its wait.
+    pub(crate) fn rouse(&self) {
+        let _g = lock(&self.stop);
+        self.wake.notify_all();
+    }
+
     /// Stalls reported so far.
     pub(crate) fn stalls(&self) -> u64 {
         self.stalls.load(Relaxed)
@@ -272,12 +290,18 @@ impl Detector {
     /// (`tracing::warn!`, `on_stall`, the count, a `stall` instant in `trace`), then handed to
     /// `started`; when it moves, `ended` is called and the end reported. `describe` gives the
     /// name and location of a stalled sample's task (`None`: it is gone, so its poll returned).
+    ///
+    /// Once a sample finds every stamp where the previous one was and no stall under way, the
+    /// monitor asks `doze` to mark it asleep (which succeeds only while every worker is
+    /// parked) and then sleeps without a timeout until a worker unparks and wakes it.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn run(
         &self,
         n: usize,
         sample: impl Fn(usize) -> StampSample,
         describe: impl Fn(&StampSample) -> Option<rt_core::task::MetaInfo>,
         trace: Option<&crate::trace::Recorder>,
+        doze: &dyn Doze,
         mut started: impl FnMut(usize, StampSample),
         mut ended: impl FnMut(usize, StampSample),
     ) {
@@ -299,8 +323,11 @@ impl Detector {
             }
             drop(stopped);
             let now = Instant::now();
+            let mut quiet = true;
             for (i, w) in seen.iter_mut().enumerate() {
-                if let Some((info, stamp)) = self.step(w, sample(i), now, i, &describe) {
+                let s = sample(i);
+                quiet &= s == w.last && s.task_id().is_none() && w.reported.is_none();
+                if let Some((info, stamp)) = self.step(w, s, now, i, &describe) {
                     if info.ended {
                         ended(i, stamp);
                         self.report(trace, &info);
@@ -311,6 +338,11 @@ impl Detector {
                 }
             }
             stopped = lock(&self.stop);
+            if quiet && doze.try_doze() {
+                while doze.dozing() && !*stopped {
+                    stopped = self.wake.wait(stopped).unwrap_or_else(|e| e.into_inner());
+                }
+            }
         }
     }
 

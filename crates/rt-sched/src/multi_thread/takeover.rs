@@ -68,6 +68,11 @@ impl Takeover {
         self.detector.stalls()
     }
 
+    /// A worker that took the monitor's asleep mark off wakes it (`stall::Doze`).
+    pub(super) fn rouse_monitor(&self) {
+        self.detector.rouse();
+    }
+
     /// Stops the monitor and the substitutes (after the scheduler's shutdown flag is set).
     /// Returns the threads to join.
     pub(super) fn stop(&self) -> Vec<thread::JoinHandle<()>> {
@@ -103,6 +108,7 @@ fn monitor(shared: &Arc<Shared>) {
         |i| shared.stamps[i].sample(),
         |s| s.task_id().and_then(|id| describe_task(shared, id)),
         shared.trace.as_deref(),
+        &shared.idle,
         |i, s| start_takeover(shared, t, i, s),
         |i, s| end_takeover(t, i, s),
     );

@@ -317,6 +317,13 @@ impl WorkerContext {
                 continue; // look for work once more before parking
             }
             self.park(&self.parker);
+            if let Some(t) = &self.shared().takeover {
+                // Stall detection sleeps while every worker is parked: the first worker out
+                // wakes it (`idle.rs`, "The monitor's doze").
+                if self.shared().idle.rouse_monitor() {
+                    t.rouse_monitor();
+                }
+            }
             // A park is a break from running tasks (`maybe_yield_cpu`).
             self.last_break.set(std::time::Instant::now());
         }
