@@ -120,6 +120,93 @@ fn spawn_many_remote(r: &Runtimes) {
     );
 }
 
+/// Spawns `SPAWNS` empty tasks from this (non-worker) thread, then awaits every `JoinHandle`
+/// in `block_on` (the shape of a program whose main thread fans work out).
+fn spawn_remote_join(r: &Runtimes) {
+    paired_n(
+        "spawn_remote_join (x20)",
+        30,
+        &mut [
+            ("rt", &mut || {
+                for _ in 0..20 {
+                    let hs: Vec<_> = (0..SPAWNS).map(|_| r.rt.spawn(async {})).collect();
+                    r.rt.block_on(async {
+                        for h in hs {
+                            h.await.unwrap();
+                        }
+                    })
+                }
+            }),
+            ("tokio", &mut || {
+                for _ in 0..20 {
+                    let hs: Vec<_> = (0..SPAWNS).map(|_| r.tokio.spawn(async {})).collect();
+                    r.tokio.block_on(async {
+                        for h in hs {
+                            h.await.unwrap();
+                        }
+                    })
+                }
+            }),
+            ("async-executor", &mut || {
+                for _ in 0..20 {
+                    let hs: Vec<_> = (0..SPAWNS).map(|_| r.ex.spawn(async {})).collect();
+                    async_io::block_on(async {
+                        for h in hs {
+                            h.await;
+                        }
+                    })
+                }
+            }),
+        ],
+    );
+}
+
+/// `TIMERS` tasks each sleeping 1 ms, spawned from this (non-worker) thread and awaited in
+/// `block_on`: spawn to last wake-up (the floor is 1 ms).
+fn timers_10k_remote(r: &Runtimes) {
+    let ms = Duration::from_millis(1);
+    paired_n(
+        "timers_10k_remote",
+        30,
+        &mut [
+            ("rt", &mut || {
+                let hs: Vec<_> = (0..TIMERS)
+                    .map(|_| r.rt.spawn(async move { rt::time::sleep(ms).await }))
+                    .collect();
+                r.rt.block_on(async {
+                    for h in hs {
+                        h.await.unwrap();
+                    }
+                })
+            }),
+            ("tokio", &mut || {
+                let hs: Vec<_> = (0..TIMERS)
+                    .map(|_| r.tokio.spawn(async move { tokio::time::sleep(ms).await }))
+                    .collect();
+                r.tokio.block_on(async {
+                    for h in hs {
+                        h.await.unwrap();
+                    }
+                })
+            }),
+            ("async-executor", &mut || {
+                let hs: Vec<_> = (0..TIMERS)
+                    .map(|_| {
+                        r.ex.spawn(async move {
+                            async_io::Timer::after(ms).await;
+                        })
+                    })
+                    .collect();
+                async_io::block_on(async {
+                    for h in hs {
+                        h.await;
+                    }
+                })
+            }),
+        ],
+    );
+}
+
 fn yield_many(r: &Runtimes) {
     let ex = r.ex;
     paired_n(
@@ -679,15 +766,17 @@ fn main() {
         .find(|a| !a.starts_with("--"))
         .unwrap_or_default();
     let r = Runtimes::new(2);
-    let workloads: [(&str, Workload); 10] = [
+    let workloads: [(&str, Workload); 12] = [
         ("spawn_many_local", spawn_many_local),
         ("spawn_many_remote", spawn_many_remote),
+        ("spawn_remote_join", spawn_remote_join),
         ("yield_many", yield_many),
         ("chained_spawn", chained_spawn),
         ("ping_pong", ping_pong),
         ("bounded", bounded),
         ("mutex", mutex),
         ("timers_10k", timers_10k),
+        ("timers_10k_remote", timers_10k_remote),
         ("sleep_lateness", sleep_lateness),
         ("tcp_echo", tcp_echo),
     ];
