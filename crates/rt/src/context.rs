@@ -8,6 +8,9 @@ use crate::handle::Handle;
 rt_core::sync::thread_local! {
     /// The runtime `rt::spawn` and `Handle::current` find on this thread.
     static CURRENT_RUNTIME: RefCell<Option<Handle>> = const { RefCell::new(None) };
+    /// How many `EnterGuard`s are live on this thread: each knows its place, so one dropped
+    /// out of order is caught (it would restore another guard's runtime).
+    static ENTER_DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 // Whether this thread drives tasks (a worker, or inside `block_on`) is `rt_core::driving`'s
 // flag, so rt-sync's blocking calls see it too.
@@ -17,6 +20,8 @@ rt_core::sync::thread_local! {
 #[must_use = "the runtime is current only while the guard lives"]
 pub struct EnterGuard {
     prev: Option<Handle>,
+    /// This guard's place among the thread's live guards (1 for the outermost).
+    depth: usize,
     prev_driving: bool,
     _io: rt_io::EnterGuard,
     _locals: rt_sched::local::ObserverGuard,
@@ -34,8 +39,13 @@ pub(crate) fn enter(handle: &Handle, driving: bool) -> EnterGuard {
     let io = handle.inner.io.enter();
     let prev = CURRENT_RUNTIME.with(|c| c.replace(Some(handle.clone())));
     let prev_driving = rt_core::driving::set_driving(driving || rt_core::driving::is_driving());
+    let depth = ENTER_DEPTH.with(|d| {
+        d.set(d.get() + 1);
+        d.get()
+    });
     EnterGuard {
         prev,
+        depth,
         prev_driving,
         _io: io,
         _locals: rt_sched::local::enter_observer(&handle.inner.locals),
@@ -45,6 +55,22 @@ pub(crate) fn enter(handle: &Handle, driving: bool) -> EnterGuard {
 
 impl Drop for EnterGuard {
     fn drop(&mut self) {
+        let in_order = ENTER_DEPTH
+            .try_with(|d| d.get() == self.depth)
+            .unwrap_or(true);
+        if !in_order {
+            // Restoring now would make a guard still live lose its runtime; leave this thread
+            // as it is, as tokio does.
+            if std::thread::panicking() {
+                return;
+            }
+            panic!(
+                "`EnterGuard` values dropped out of order: the guards returned by \
+                 `Runtime::enter` and `Handle::enter` must be dropped in the reverse order \
+                 they were acquired (as in tokio)"
+            );
+        }
+        let _ = ENTER_DEPTH.try_with(|d| d.set(self.depth - 1));
         let prev = self.prev.take();
         let _ = CURRENT_RUNTIME.try_with(|c| *c.borrow_mut() = prev);
         rt_core::driving::set_driving(self.prev_driving);

@@ -759,7 +759,9 @@ mod tests {
         let h = Harness::start(timerfd);
         let time = h.driver.handle();
         let (tx, rx) = mpsc::channel();
-        let base = Instant::now();
+        // Deadlines from 20 ms on: the five inserts are done long before the first is due,
+        // however slow the machine (a deadline already past would be `Insert::Due`).
+        let base = Instant::now() + Duration::from_millis(20);
         // Inserted latest first, so each insert is the earliest so far and re-arms.
         let offsets_us = [3000u64, 1500, 700, 200, 50];
         for (id, us) in offsets_us.iter().enumerate() {

@@ -38,8 +38,12 @@
 //! 3. The owner cancels with `fetch_or(CANCELLED)`. If `WAKING` was set the driver is inside the
 //!    wake call, and the owner waits until `WAKING` clears. So when `cancel` returns, every wake
 //!    the driver will ever make has already returned: a dropped timer's waker is never called
-//!    after the drop. (The wait lasts one `Waker::wake` call; a waker must not synchronously drop
-//!    the timer it is woken by.)
+//!    after the drop. (The wait lasts one `Waker::wake` call.) One exception: an owner that
+//!    cancels from inside that very wake call, on the firing thread (a waker that drops the
+//!    sleep it is woken by), does not wait — the wake it would wait for is below it on its own
+//!    stack. The driver took the waker out of the cell before calling it and touches only the
+//!    state word after it returns, so the owner may take the (empty) cell at once. The firing
+//!    thread knows the entry it is waking from a thread-local set around the call.
 //!
 //! The entry itself lives in an `Arc`: one reference held by the owner, one by the wheel while the
 //! entry is linked in it (and by the driver while it fires it). The waker goes with the last one.
@@ -49,7 +53,15 @@
 use std::fmt;
 use std::task::Waker;
 
+use std::cell::Cell;
+
 use rt_core::sync::{spin_loop, thread, AtomicU32, AtomicUsize, Ordering, UnsafeCell};
+
+rt_core::sync::thread_local! {
+    /// The entry whose waker this thread is calling in [`Entry::fire`] (null outside), so that
+    /// a `cancel` from inside that call does not wait for it (rule 3).
+    static FIRING: Cell<*const Entry> = const { Cell::new(std::ptr::null()) };
+}
 
 /// The owner is writing the waker cell.
 const REGISTERING: usize = 1 << 0;
@@ -185,6 +197,17 @@ impl Entry {
         // Rule 3: the driver is calling the waker right now; wait for that call to return. Should
         // the firing thread be preempted inside the call, yield to it instead of burning its core.
         let mut spins = 0u32;
+        if state & WAKING != 0
+            && FIRING.try_with(Cell::get).unwrap_or(std::ptr::null()) == std::ptr::from_ref(self)
+        {
+            // Rule 3's exception: cancelled from inside our own wake call, on this thread.
+            return self.waker.with_mut(|cell| {
+                // SAFETY: the firing thread is this one, inside the wake call below us on the
+                // stack: it took the waker out before the call and touches only the state word
+                // after it, so nobody else is in the cell.
+                unsafe { (*cell).take() }
+            });
+        }
         while state & WAKING != 0 {
             if spins < 64 {
                 spin_loop();
@@ -217,8 +240,13 @@ impl Entry {
             let waker = self.waker.with_mut(|cell| unsafe { (*cell).take() });
             if let Some(waker) = waker {
                 // A panicking wake is contained (`rt_core::wake`): `WAKING` is cleared below
-                // either way, so the owner's `cancel` never waits on a wake that unwound.
+                // either way, so the owner's `cancel` never waits on a wake that unwound. The
+                // wake may drop the timer itself: `FIRING` tells its `cancel` (rule 3).
+                let outer = FIRING.try_with(|f| f.replace(std::ptr::from_ref(self)));
                 rt_core::wake::wake(waker);
+                if let Ok(outer) = outer {
+                    let _ = FIRING.try_with(|f| f.set(outer));
+                }
             }
         }
         self.state.fetch_and(!WAKING, Ordering::Release);
