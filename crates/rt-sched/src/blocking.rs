@@ -33,7 +33,8 @@ pub struct Config {
 enum Work {
     /// A `spawn_blocking` task.
     Task(Notified<Spawner>),
-    /// A plain closure (`Spawner::spawn_raw`): no task, no handle; dropped unrun at shutdown.
+    /// A plain closure (`Spawner::spawn_raw`): no task, no handle; dropped unrun if pushed
+    /// after shutdown.
     Raw(Box<dyn FnOnce() + Send>),
 }
 
@@ -139,23 +140,31 @@ impl BlockingPool {
         &self.spawner
     }
 
-    /// Cancels queued closures and waits for running ones, at most `timeout` (forever if
-    /// `None`). Idempotent.
+    /// Refuses new closures (each is cancelled at its spawn) and waits, at most `timeout`
+    /// (forever if `None`), for the pool's threads to finish: the closures running and those
+    /// already queued, which still run, as in tokio (only with no thread left to run them are
+    /// they cancelled). Idempotent.
     pub fn shutdown(&self, timeout: Option<Duration>) {
-        self.shutdown_until(timeout.map(|t| Instant::now() + t));
+        // A timeout too long to be an instant (`Duration::MAX`) is no limit.
+        self.shutdown_until(timeout.and_then(|t| Instant::now().checked_add(t)));
     }
 
     /// [`shutdown`](Self::shutdown), waiting for busy threads until `deadline` at most
     /// (forever when `None`): a runtime's shutdown shares one deadline among its parts.
     pub fn shutdown_until(&self, deadline: Option<Instant>) {
         let inner = &self.spawner.inner;
-        let queued: Vec<_> = {
+        let orphans: Vec<_> = {
             let mut s = inner.state.lock().unwrap();
             s.shutdown = true;
             inner.work.notify_all();
-            s.queue.drain(..).collect()
+            // The threads run what is queued before they exit; with none left, nobody will.
+            if s.threads == 0 {
+                s.queue.drain(..).collect()
+            } else {
+                Vec::new()
+            }
         };
-        for w in queued {
+        for w in orphans {
             w.cancel();
         }
         let mut s = inner.state.lock().unwrap();
@@ -301,7 +310,7 @@ impl Spawner {
                 if now >= deadline {
                     s.idle -= 1;
                     s.notified = s.notified.min(s.idle);
-                    if s.queue.is_empty() || s.shutdown {
+                    if s.queue.is_empty() {
                         break 'outer;
                     }
                     continue 'outer;
@@ -313,8 +322,9 @@ impl Spawner {
                     continue 'outer;
                 }
                 if s.shutdown {
+                    // Run what is still queued, then exit (the check after the queue loop).
                     s.idle -= 1;
-                    break 'outer;
+                    continue 'outer;
                 }
             }
         }

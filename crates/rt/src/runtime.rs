@@ -188,7 +188,8 @@ impl Runtime {
             return;
         }
         self.shut_down = true;
-        let deadline = timeout.map(|t| std::time::Instant::now() + t);
+        // A timeout too long to be an instant (`Duration::MAX`) is no limit.
+        let deadline = timeout.and_then(|t| std::time::Instant::now().checked_add(t));
         // Futures dropped here may touch sockets and timers, or try to spawn (refused): keep the
         // runtime current while they drop.
         let _g = context::enter(&self.handle, false);

@@ -399,7 +399,8 @@ impl MultiThread {
     /// Stops the workers and cancels every task; waits at most `timeout` (forever when
     /// `None`). See [`shutdown_until`](Self::shutdown_until).
     pub fn shutdown(&mut self, timeout: Option<Duration>) {
-        self.shutdown_until(timeout.map(|t| Instant::now() + t));
+        // A timeout too long to be an instant (`Duration::MAX`) is no limit.
+        self.shutdown_until(timeout.and_then(|t| Instant::now().checked_add(t)));
     }
 
     /// Stops the workers and cancels every task: each pending future is dropped exactly once.
