@@ -17,7 +17,8 @@
 //! unit of the slice's own budget (the same [`BUDGET`] per poll), reads the clock, and once the
 //! slice's length has passed asks the scheduler whether latency-sensitive work waits
 //! (`Slice::new`'s `waiting`: queued tasks, ready IO). If so the check returns `Pending` and
-//! the poll ends; if not, the next slice starts. So a normal task's budget check costs
+//! the poll ends; if not, the next slice starts. A poll's first budget check always proceeds,
+//! so a background task progresses at every poll, however short the slice. So a normal task's budget check costs
 //! nothing more than before (its `Some(n)` path is unchanged), and only background polls read
 //! the clock: once per budget check, never while no background task runs.
 //!
@@ -157,10 +158,14 @@ impl<'a> Slice<'a> {
         self.deadline.set(Some(Instant::now() + self.len));
     }
 
-    /// Whether the poll may go on (spends nothing).
+    /// Whether the poll may go on (spends nothing). The poll's first budget check always
+    /// may: every background poll makes progress, however short the slice (a zero slice with
+    /// normal work always waiting would otherwise end every poll before its first step).
     fn may_proceed(&self) -> bool {
-        if self.left.get() == 0 {
-            return false;
+        match self.left.get() {
+            0 => return false,
+            BUDGET => return true,
+            _ => {}
         }
         let now = Instant::now();
         if self.deadline.get().is_some_and(|d| now < d) {

@@ -10,7 +10,8 @@
 //! when the first is empty, or one every `background_interval` tasks so they never starve;
 //! their polls run in time slices (`rt_core::coop`), ended at a budget check after
 //! `background_slice` if the `block_on` future was woken, a normal task is queued, or the IO
-//! driver has events ready (`IoDriver::has_ready`). The multi-thread scheduler's "Priorities"
+//! driver has events ready (`IoDriver::has_ready`); such a poll is followed by a non-blocking
+//! turn of the IO driver, so the events' tasks run before the next background poll. The multi-thread scheduler's "Priorities"
 //! docs say the rest (inheritance, inversion), which holds here too.
 //!
 //! Stall detection (`with_stall`): the driving thread writes a poll stamp (`crate::stall`)
@@ -348,6 +349,13 @@ impl CurrentThread {
                 if task.priority().is_background() {
                     let slice = rt_core::coop::Slice::new(self.background_slice, &waiting);
                     rt_core::coop::with_slice(&slice, || shared.run(task));
+                    if slice.yielded() {
+                        // Normal work waits, perhaps as events: let them in before the next
+                        // background poll.
+                        if let Some(d) = &shared.io_driver {
+                            d.try_drive(0, Some(std::time::Duration::ZERO), &|| false);
+                        }
+                    }
                 } else {
                     shared.run(task);
                 }

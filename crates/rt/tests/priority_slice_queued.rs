@@ -10,14 +10,16 @@ use std::time::Duration;
 
 use rt::task::Priority;
 
-/// The background task logs `bg0`, spawns a normal task that logs `normal`, spends a budget
-/// unit, and logs `bg1`, `bg2`.
+/// The background task spends a budget unit (a poll's first check always proceeds), logs
+/// `bg0`, spawns a normal task that logs `normal`, spends a budget unit, and logs `bg1`, `bg2`.
 async fn scenario() -> Vec<&'static str> {
     let log = Arc::new(Mutex::new(Vec::new()));
     let bg_log = log.clone();
     let bg = rt::task::Builder::new()
         .priority(Priority::Background)
         .spawn(async move {
+            // A poll's first budget check always proceeds (every poll makes progress).
+            rt::task::consume_budget().await;
             bg_log.lock().unwrap().push("bg0");
             let normal_log = bg_log.clone();
             // Explicitly normal: a plain spawn here would inherit background.
