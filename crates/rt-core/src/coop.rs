@@ -15,10 +15,11 @@
 //! installed a [`Slice`] around it (`with_slice`). Its budget word then reads `Some(0)`, so every
 //! budget check takes the exhausted path, which is where the slice lives: the check spends a
 //! unit of the slice's own budget (the same [`BUDGET`] per poll), reads the clock, and once the
-//! slice's length has passed asks the scheduler whether latency-sensitive work waits
-//! (`Slice::new`'s `waiting`: queued tasks, ready IO). If so the check returns `Pending` and
-//! the poll ends; if not, the next slice starts. A poll's first budget check always proceeds,
-//! so a background task progresses at every poll, however short the slice. So a normal task's budget check costs
+//! poll has run longer than the slice asks the scheduler at every check whether
+//! latency-sensitive work waits (`Slice::new`'s `waiting`: queued tasks always, ready IO at
+//! most once per `io_every`, as that look is a system call). If so the check returns `Pending`
+//! and the poll ends. A poll's first budget check always proceeds, so a background task
+//! progresses at every poll, however short the slice. So a normal task's budget check costs
 //! nothing more than before (its `Some(n)` path is unchanged), and only background polls read
 //! the clock: once per budget check, never while no background task runs.
 //!
@@ -114,10 +115,12 @@ pub fn current_priority() -> Priority {
 /// lasts and how to tell whether latency-sensitive work waits.
 pub struct Slice<'a> {
     len: Duration,
-    waiting: &'a dyn Fn() -> bool,
-    /// When the current slice ends (set when the poll starts, and at each slice boundary
-    /// where nothing waited).
+    io_every: Duration,
+    waiting: &'a dyn Fn(bool) -> bool,
+    /// When the slice ends (set when the poll starts).
     deadline: Cell<Option<Instant>>,
+    /// When `waiting` may next look at IO (`None`: at its next call).
+    next_io: Cell<Option<Instant>>,
     /// Units of the poll's budget left (the budget word reads `Some(0)` meanwhile).
     left: Cell<u8>,
     /// The poll ended its slice because `waiting` said so.
@@ -135,14 +138,17 @@ impl std::fmt::Debug for Slice<'_> {
 }
 
 impl<'a> Slice<'a> {
-    /// A slice of `len`; `waiting` says whether latency-sensitive work waits for this thread
-    /// (asked at most once per slice, at a budget check: it may look at queues and poll the
-    /// reactor without blocking, but must not run tasks).
-    pub fn new(len: Duration, waiting: &'a dyn Fn() -> bool) -> Slice<'a> {
+    /// A slice of `len`. `waiting(io)` says whether latency-sensitive work waits for this
+    /// thread; it is asked at the budget checks past the slice, and may look at queues and,
+    /// when `io` is true (at most once per `io_every`), poll the reactor without blocking, but
+    /// must not run tasks.
+    pub fn new(len: Duration, io_every: Duration, waiting: &'a dyn Fn(bool) -> bool) -> Slice<'a> {
         Slice {
             len,
+            io_every,
             waiting,
             deadline: Cell::new(None),
+            next_io: Cell::new(None),
             left: Cell::new(BUDGET),
             yielded: Cell::new(false),
         }
@@ -156,6 +162,7 @@ impl<'a> Slice<'a> {
     fn start(&self) {
         self.left.set(BUDGET);
         self.deadline.set(Some(Instant::now() + self.len));
+        self.next_io.set(None);
     }
 
     /// Whether the poll may go on (spends nothing). The poll's first budget check always
@@ -171,12 +178,15 @@ impl<'a> Slice<'a> {
         if self.deadline.get().is_some_and(|d| now < d) {
             return true;
         }
-        if (self.waiting)() {
+        let io = self.next_io.get().is_none_or(|t| now >= t);
+        if io {
+            self.next_io.set(Some(now + self.io_every));
+        }
+        if (self.waiting)(io) {
             self.yielded.set(true);
             self.left.set(0);
             return false;
         }
-        self.deadline.set(Some(now + self.len));
         true
     }
 

@@ -315,10 +315,10 @@ impl CurrentThread {
         let mut tick = 0u32;
         let mut until_background = self.background_interval;
         // At a background poll's slice boundary: normal work waits (module docs).
-        let waiting = || {
+        let waiting = |io: bool| {
             main.woken.load(Ordering::Acquire)
                 || shared.queue.has_work()
-                || shared.io_driver.as_ref().is_some_and(|d| d.has_ready(0))
+                || (io && shared.io_driver.as_ref().is_some_and(|d| d.has_ready(0)))
         };
         loop {
             tick = tick.wrapping_add(1);
@@ -347,7 +347,11 @@ impl CurrentThread {
                     shared.stamp.enter(task.id(), task.meta_word());
                 }
                 if task.priority().is_background() {
-                    let slice = rt_core::coop::Slice::new(self.background_slice, &waiting);
+                    let slice = rt_core::coop::Slice::new(
+                        self.background_slice,
+                        crate::tuning::BACKGROUND_IO_CHECK_INTERVAL,
+                        &waiting,
+                    );
                     rt_core::coop::with_slice(&slice, || shared.run(task));
                     if slice.yielded() {
                         // Normal work waits, perhaps as events: let them in before the next

@@ -7,12 +7,12 @@ use std::time::Duration;
 /// `rt::Builder::background_time_slice`): once a background task's poll has run this long while
 /// latency-sensitive work waits (queued, or ready IO), its next budget check ends the poll.
 ///
-/// What it trades: a latency-sensitive request that arrives while every worker runs background
-/// work waits up to one slice (plus the background work between two of its budget checks);
-/// each slice boundary costs a look at the queues and one `poll(2)` of the worker's reactor
-/// shard (about a microsecond), and each yield a reschedule. 200 µs keeps that overhead under
-/// 1% of a worker while bounding the extra wait well below a millisecond; the request p99 of
-/// `benches/priority.rs` at 100, 200 and 500 µs is in `docs/BENCHMARKS.md`.
+/// What it trades: a background poll runs at least this long before it gives way (every yield
+/// costs a reschedule and the cache the batch work had warmed), and a latency-sensitive request
+/// that arrives while a worker's background poll is younger than this waits for the rest of
+/// the slice (plus the background work between two budget checks). Past the slice, the wait is
+/// only the work between two budget checks, or `BACKGROUND_IO_CHECK_INTERVAL` for IO. The
+/// request latency of `benches/priority.rs` at several slices is in `docs/BENCHMARKS.md`.
 pub const DEFAULT_BACKGROUND_SLICE: Duration = Duration::from_micros(200);
 
 /// Default of `multi_thread::Config::background_interval` (`rt::Builder::background_interval`):
@@ -23,3 +23,10 @@ pub const DEFAULT_BACKGROUND_SLICE: Duration = Duration::from_micros(200);
 /// work waits, so with the default slice background work keeps roughly a quarter to a half of
 /// such a worker (61 latency polls of a few microseconds each against one slice).
 pub const DEFAULT_BACKGROUND_INTERVAL: u32 = 61;
+
+/// Past its slice, a background poll asks its worker's reactor shard whether events are ready
+/// (one `poll(2)`, about a microsecond) at most this often; its queues are looked at every budget
+/// check (a few loads). Bounds that system call to 2% of a worker running background work with
+/// fine-grained budget checks, and the extra wait of a ready socket to this (plus the work
+/// between two budget checks).
+pub const BACKGROUND_IO_CHECK_INTERVAL: Duration = Duration::from_micros(50);

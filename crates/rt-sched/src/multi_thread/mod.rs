@@ -39,9 +39,12 @@
 //!
 //! CPU work that never reaches a budget check cannot be sliced: it holds its worker like any
 //! stalled poll. With stall detection on, the monitor reports it (naming its priority) and the
-//! take-over serves the worker's LIFO slot and normal queue first, then the injector, then its
-//! background queue, and its IO shard when all are empty ("Stalls" below, rules S2 and S3), so
-//! the worker's latency-sensitive tasks move on after the stall threshold.
+//! take-over serves the worker's LIFO slot, its normal queue, the injector and its IO shard
+//! ("Stalls" below, rules S2 and S3) — never background work, which waits for the worker (or
+//! for another worker's steal): a substitute stuck in a second background loop would leave
+//! nobody to serve the normal work. So the worker's latency-sensitive tasks move on after the
+//! stall threshold, served by the substitute thread, which shares the CPUs with the stalled
+//! one (`benches/priority.rs` measures it).
 //!
 //! Priority inversion: a normal task that waits on a lock, a channel or a join held up by a
 //! background task waits for the background task's next poll, which is queued behind normal

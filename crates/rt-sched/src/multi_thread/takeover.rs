@@ -206,23 +206,11 @@ fn serve(shared: &Shared, sub: &Substitute, i: usize, stamp: StampSample) {
             task.run();
             continue;
         }
-        // Background work last ("Priorities" in the module docs); it runs without a slice
-        // here (a substitute is no worker), with the plain budget.
-        if let Some(task) = shared.bg_stealers[i]
-            .steal()
-            .or_else(|| shared.bg_injector.pop())
-        {
-            task.run();
-            continue;
-        }
         // Rule S3: the stalled worker's IO and timers.
         let drove = shared.owns_shard()
             && shared.io_driver.as_ref().is_some_and(|d| {
                 d.try_drive(shared.shard_of(i), Some(SUBSTITUTE_WAIT), &|| {
-                    !stalled()
-                        || !lifo.is_empty()
-                        || !queue.is_empty()
-                        || !shared.bg_stealers[i].is_empty()
+                    !stalled() || !lifo.is_empty() || !queue.is_empty()
                 })
             });
         if !drove {

@@ -369,25 +369,38 @@ impl WorkerContext {
     #[cold]
     #[inline(never)]
     fn run_background<const WRAPPED: bool>(&self, task: Notified<Handle>) {
-        let waiting = || self.latency_waiting();
-        let slice = rt_core::coop::Slice::new(self.shared().background_slice, &waiting);
+        let waiting = |io: bool| self.latency_waiting(io);
+        let slice = rt_core::coop::Slice::new(
+            self.shared().background_slice,
+            crate::tuning::BACKGROUND_IO_CHECK_INTERVAL,
+            &waiting,
+        );
         rt_core::coop::with_slice(&slice, || self.poll::<WRAPPED>(task));
     }
 
-    /// At a background poll's slice boundary: whether latency-sensitive work waits for this
-    /// worker — queued here, in the injector or on another worker's queue, or as events ready
-    /// on its IO shard (looked at without a turn: this runs inside the background task's
-    /// poll).
-    fn latency_waiting(&self) -> bool {
+    /// Past a background poll's slice: whether latency-sensitive work waits for this worker —
+    /// queued here, in the injector or on another worker's queue, or (`io`) as events ready on
+    /// its IO shard (looked at without a turn: this runs inside the background task's poll).
+    /// Also where a worker that has run without a break for `os_yield_after` yields its CPU
+    /// ("Yielding the CPU" in the module docs), which its `event_interval` ticks, far apart
+    /// while background polls run long, would not do in time.
+    fn latency_waiting(&self, io: bool) -> bool {
         let shared = self.shared();
-        !self.lifo_is_empty()
+        if !self.lifo_is_empty()
             || !self.local.is_empty()
             || !shared.injector.is_empty()
             || shared.stealers.iter().any(|s| !s.is_empty())
-            || shared
-                .io_driver
-                .as_ref()
-                .is_some_and(|d| d.has_ready(self.shard))
+        {
+            return true;
+        }
+        if !io {
+            return false;
+        }
+        self.maybe_yield_cpu();
+        shared
+            .io_driver
+            .as_ref()
+            .is_some_and(|d| d.has_ready(self.shard))
     }
 
     /// A background task from this worker's queue, else a batch from the background injector.
