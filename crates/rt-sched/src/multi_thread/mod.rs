@@ -255,6 +255,11 @@ pub(crate) struct Shared {
     bg_injector: Injector<Notified<Handle>>,
     /// Per worker: the stealer of its background queue.
     bg_stealers: Box<[Stealer<Notified<Handle>>]>,
+    /// Set (never cleared) before the first background task is queued: until then a worker
+    /// out of normal work skips the background queues, so a runtime that never spawns one
+    /// pays nothing there. Written with `SeqCst` before that task's push (whose notify
+    /// follows), read `SeqCst` by the searchers the notify wakes (`worker.rs`).
+    any_background: AtomicBool,
     /// `Config::background_slice`.
     background_slice: Duration,
     /// `Config::background_interval`.
@@ -362,6 +367,7 @@ impl MultiThread {
             stealers: locals.iter().map(|l| l.0.stealer()).collect(),
             bg_injector: Injector::new(),
             bg_stealers: locals.iter().map(|l| l.1.stealer()).collect(),
+            any_background: AtomicBool::new(false),
             background_slice: config.background_slice,
             background_interval: config.background_interval,
             unparkers: parkers.iter().map(|p| p.unparker().clone()).collect(),
@@ -684,6 +690,7 @@ impl Shared {
         self.counters.scheduled(&task, usize::MAX);
         self.counters.injected();
         let injector = if task.priority().is_background() {
+            self.saw_background();
             &self.bg_injector
         } else {
             &self.injector
@@ -761,6 +768,20 @@ impl Shared {
         if self.has_queued_work() {
             self.notify_parked();
         }
+    }
+
+    /// Marks that background tasks exist (`any_background`), before one is queued.
+    #[inline]
+    fn saw_background(&self) {
+        if !self.any_background.load(Ordering::Relaxed) {
+            self.any_background.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// Whether a background task was ever queued (`any_background`).
+    #[inline]
+    fn has_background(&self) -> bool {
+        self.any_background.load(Ordering::SeqCst)
     }
 
     /// Whether any queue holds a task (either priority).

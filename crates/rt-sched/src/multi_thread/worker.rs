@@ -270,6 +270,7 @@ impl WorkerContext {
         }
         if task.priority().is_background() {
             // Background work never takes the LIFO slot ("Priorities" in the module docs).
+            self.shared().saw_background();
             self.bg_local.push(task);
         } else if is_yield {
             self.local.push(task);
@@ -408,7 +409,11 @@ impl WorkerContext {
         if let Some(t) = self.bg_local.pop() {
             return Some(t);
         }
-        let t = self.shared().bg_injector.steal_batch_and_pop(&self.bg_local)?;
+        let injector = &self.shared().bg_injector;
+        if injector.is_empty() {
+            return None;
+        }
+        let t = injector.steal_batch_and_pop(&self.bg_local)?;
         self.counters().remote_schedule();
         Some(t)
     }
@@ -419,7 +424,8 @@ impl WorkerContext {
     /// work is queued here or in the background injector (the run loop's search follows).
     fn normal_then_background(&self) -> Option<Notified<Handle>> {
         let shared = self.shared();
-        if self.bg_local.is_empty() && shared.bg_injector.is_empty() {
+        if !shared.has_background() || (self.bg_local.is_empty() && shared.bg_injector.is_empty())
+        {
             return None;
         }
         if self.turn_driver_nonblocking() {
@@ -434,6 +440,9 @@ impl WorkerContext {
         let n = shared.stealers.len();
         for i in 1..n {
             let victim = (self.index + i) % n;
+            if shared.stealers[victim].is_empty() {
+                continue;
+            }
             if let Some((t, k)) = shared.stealers[victim].steal_batch_and_pop(&self.local) {
                 self.counters().steal(k);
                 return Some(t);
@@ -521,10 +530,11 @@ impl WorkerContext {
                 self.counters().remote_schedule();
                 return Some(t);
             }
-            // No normal work anywhere: background work, the same way.
+            // No normal work anywhere: background work, the same way, if there ever was any.
+            let bg = shared.has_background();
             for i in 0..n {
                 let victim = (start + i) % n;
-                if victim == self.index {
+                if !bg || victim == self.index || shared.bg_stealers[victim].is_empty() {
                     continue;
                 }
                 if let Some((t, n)) = shared.bg_stealers[victim].steal_batch_and_pop(&self.bg_local)
@@ -536,8 +546,10 @@ impl WorkerContext {
                     return Some(t);
                 }
             }
-            if let Some(t) = self.next_background() {
-                return Some(t);
+            if bg {
+                if let Some(t) = self.next_background() {
+                    return Some(t);
+                }
             }
             if shared.is_shutdown() {
                 return None;

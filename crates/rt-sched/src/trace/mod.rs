@@ -232,7 +232,7 @@ impl Drop for Parked<'_> {
 /// `PollStart`'s `b`: bit 0, the poll is nested in another on its track; bit 1, the task is
 /// background (the writer prints its priority).
 fn poll_flags(nested: bool, priority: rt_core::task::Priority) -> u32 {
-    u32::from(nested) | u32::from(priority.is_background()) << 1
+    u32::from(nested) | (u32::from(priority.is_background()) << 1)
 }
 
 /// The events of a spawn: the spawn, then the name's chunks.
