@@ -34,9 +34,11 @@ fn remote_background_spawn_is_not_lost() {
     model(|| {
         let mut rt = MultiThread::new(task_support::mt_config(2, None));
         rt.start().unwrap();
-        let join = rt
-            .handle()
-            .spawn_with(async { rt_core::coop::current_priority() }, next_id(), background());
+        let join = rt.handle().spawn_with(
+            async { rt_core::coop::current_priority() },
+            next_id(),
+            background(),
+        );
         assert_eq!(park_block_on(join).unwrap(), Priority::Background);
         rt.shutdown(None);
         assert_eq!(rt.handle().metrics().live_tasks, 0);

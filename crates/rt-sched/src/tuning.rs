@@ -12,8 +12,11 @@ use std::time::Duration;
 /// that arrives while a worker's background poll is younger than this waits for the rest of
 /// the slice (plus the background work between two budget checks). Past the slice, the wait is
 /// only the work between two budget checks, or `BACKGROUND_IO_CHECK_INTERVAL` for IO. The
-/// request latency of `benches/priority.rs` at several slices is in `docs/BENCHMARKS.md`.
-pub const DEFAULT_BACKGROUND_SLICE: Duration = Duration::from_micros(200);
+/// request latency of `benches/priority.rs` at several slices is in `docs/BENCHMARKS.md`:
+/// 100 µs halved the median added latency of 200 and 500 µs with no loss of background
+/// throughput measurable on the 2-core machine (background polls there were ended by requests
+/// a few thousand times a second, each yield about a microsecond).
+pub const DEFAULT_BACKGROUND_SLICE: Duration = Duration::from_micros(100);
 
 /// Default of `multi_thread::Config::background_interval` (`rt::Builder::background_interval`):
 /// every this many ticks, a worker with background work queued runs one background task before

@@ -319,7 +319,7 @@ impl Builder {
     /// background task's poll has run this long while latency-sensitive work waits (a queued
     /// task, IO events ready on its worker's reactor shard, a due timer), its next budget check
     /// ([`task::consume_budget`], [`task::yield_if_needed`], any rt future that spends the
-    /// budget) returns `Pending` and the worker serves that work first. Default 200 µs
+    /// budget) returns `Pending` and the worker serves that work first. Default 100 µs
     /// (`rt_sched::tuning`, with its reason); `Duration::ZERO` asks at every budget check.
     /// The clock is read at background polls' budget checks only: an idle runtime, or one
     /// without background tasks, never reads it for this.

@@ -48,7 +48,11 @@ fn scenario(rt: &rt::Runtime) {
             })
             .collect();
         for b in busy {
-            assert!(b.await.unwrap(), "the background task starved at {} steps", steps.load(Ordering::Relaxed));
+            assert!(
+                b.await.unwrap(),
+                "the background task starved at {} steps",
+                steps.load(Ordering::Relaxed)
+            );
         }
         bg.await.unwrap();
     });

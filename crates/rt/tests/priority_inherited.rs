@@ -43,7 +43,12 @@ fn check(rt: &rt::Runtime) {
 
 #[test]
 fn multi_thread() {
-    check(&rt::Builder::new_multi_thread().worker_threads(2).build().unwrap());
+    check(
+        &rt::Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap(),
+    );
 }
 
 #[test]

@@ -33,7 +33,9 @@ fn a_stalled_background_poll_is_reported_with_its_priority_and_taken_over() {
                     .priority(Priority::Normal)
                     .spawn(async move { ran_tx.send(rt::task::current_priority()).unwrap() })
                     .unwrap();
-                let info = rx.recv_timeout(DEADLOCK).expect("the stall was not reported");
+                let info = rx
+                    .recv_timeout(DEADLOCK)
+                    .expect("the stall was not reported");
                 let ran = ran_rx
                     .recv_timeout(DEADLOCK)
                     .expect("the take-over did not run the normal task");

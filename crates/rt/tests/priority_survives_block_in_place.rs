@@ -28,7 +28,9 @@ fn priority_and_background_queue_survive_block_in_place() {
                 });
                 let inside = rt::task::block_in_place(|| {
                     // Runs on the substitute, from the lent background queue.
-                    let ran_as = rx.recv_timeout(DEADLOCK).expect("the queued task did not run");
+                    let ran_as = rx
+                        .recv_timeout(DEADLOCK)
+                        .expect("the queued task did not run");
                     assert_eq!(ran_as, Priority::Background);
                     current_priority()
                 });

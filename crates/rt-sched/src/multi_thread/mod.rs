@@ -27,15 +27,15 @@
 //! `background_interval`th tick (61 by default, `crate::tuning`) a worker with background work
 //! queued runs one background task first, so background work is never starved.
 //!
-//! A background task's poll runs in time slices (`rt_core::coop`'s "Time slices"): at its
-//! first budget check after `background_slice` (200 µs by default) the worker's
-//! `latency_waiting` looks at its LIFO slot, the local queues and the injector, and asks its
-//! IO shard, without taking a turn, whether events are ready (`IoDriver::has_ready`); if any
-//! normal work waits, the check returns `Pending` and the poll ends, else the next slice
-//! starts. Ready IO thus waits for a background poll at most one slice (plus the work between
-//! two budget checks), and is then turned in before the next background poll. Nothing ticks
-//! while no background poll runs: the clock is read only at a background poll's budget
-//! checks.
+//! A background task's poll runs in time slices (`rt_core::coop`'s "Time slices"): at every
+//! budget check once the poll has run longer than `background_slice` (100 µs by default), the
+//! worker's `latency_waiting` looks at its LIFO slot, the local queues and the injector, and,
+//! at most every `BACKGROUND_IO_CHECK_INTERVAL` (50 µs), asks its IO shard, without taking a
+//! turn, whether events are ready (`IoDriver::has_ready`); if any normal work waits, the check
+//! returns `Pending` and the poll ends. Ready IO thus waits for a background poll at most one
+//! slice (plus the work between two budget checks), and is then turned in before the next
+//! background poll. Nothing ticks while no background poll runs: the clock is read only at a
+//! background poll's budget checks.
 //!
 //! CPU work that never reaches a budget check cannot be sliced: it holds its worker like any
 //! stalled poll. With stall detection on, the monitor reports it (naming its priority) and the

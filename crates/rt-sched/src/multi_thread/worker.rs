@@ -424,8 +424,7 @@ impl WorkerContext {
     /// work is queued here or in the background injector (the run loop's search follows).
     fn normal_then_background(&self) -> Option<Notified<Handle>> {
         let shared = self.shared();
-        if !shared.has_background() || (self.bg_local.is_empty() && shared.bg_injector.is_empty())
-        {
+        if !shared.has_background() || (self.bg_local.is_empty() && shared.bg_injector.is_empty()) {
             return None;
         }
         if self.turn_driver_nonblocking() {

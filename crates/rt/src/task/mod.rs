@@ -9,7 +9,7 @@
 //!
 //! - a worker runs queued normal tasks before background ones, steals normal work first, and
 //!   turns its IO reactor before it starts a background poll;
-//! - a background poll runs in time slices ([`crate::Builder::background_time_slice`], 200 µs
+//! - a background poll runs in time slices ([`crate::Builder::background_time_slice`], 100 µs
 //!   by default): past its slice, while normal work waits (queued, or IO ready on the worker's
 //!   reactor), its next budget check — [`consume_budget`], [`yield_if_needed`], or any rt
 //!   future that spends the budget — returns `Pending`, so the worker serves that work and the
