@@ -28,8 +28,10 @@ pub const DEFAULT_BACKGROUND_SLICE: Duration = Duration::from_micros(100);
 pub const DEFAULT_BACKGROUND_INTERVAL: u32 = 61;
 
 /// Past its slice, a background poll asks its worker's reactor shard whether events are ready
-/// (one `poll(2)`, about a microsecond) at most this often; its queues are looked at every budget
-/// check (a few loads). Bounds that system call to 2% of a worker running background work with
-/// fine-grained budget checks, and the extra wait of a ready socket to this (plus the work
+/// (one `poll(2)`, about a microsecond) at most this often, and yields the worker's CPU to the
+/// OS just before (`sched_yield`, when `os_yield_after` is on); its queues are looked at every
+/// budget check (a few loads). Bounds those system calls to 2-4% of a worker running background
+/// work with fine-grained budget checks (1% with the 100 µs units of `benches/priority.rs`),
+/// and the extra wait of a ready socket, or of a thread sharing the CPU, to this (plus the work
 /// between two budget checks).
 pub const BACKGROUND_IO_CHECK_INTERVAL: Duration = Duration::from_micros(50);

@@ -37,6 +37,16 @@
 //! background poll. Nothing ticks while no background poll runs: the clock is read only at a
 //! background poll's budget checks.
 //!
+//! Background work also gives way at the OS level: with yielding on (`os_yield_after`, "Yielding
+//! the CPU" below), a worker yields its CPU (`sched_yield`) at each of those IO looks, so a
+//! thread sharing its CPU — a client, another process, the runtime's blocking threads — runs
+//! within one IO-check interval instead of at the next OS tick, and under EEVDF the yield
+//! leaves the worker preemptible by every wake-up until its next break, which is what
+//! background work should be. It returns at once when nothing else wants the CPU (one system
+//! call per 50 µs of background work). `benches/priority.rs` with `PRIO_OS_YIELD_US=50`
+//! (every yield of the worker that often) measured request p99 under saturating background
+//! work about halved against the 2 ms interval yield alone (`docs/BENCHMARKS.md`).
+//!
 //! CPU work that never reaches a budget check cannot be sliced: it holds its worker like any
 //! stalled poll. With stall detection on, the monitor reports it (naming its priority) and the
 //! take-over serves the worker's LIFO slot, its normal queue, the injector and its IO shard

@@ -382,9 +382,8 @@ impl WorkerContext {
     /// Past a background poll's slice: whether latency-sensitive work waits for this worker —
     /// queued here, in the injector or on another worker's queue, or (`io`) as events ready on
     /// its IO shard (looked at without a turn: this runs inside the background task's poll).
-    /// Also where a worker that has run without a break for `os_yield_after` yields its CPU
-    /// ("Yielding the CPU" in the module docs), which its `event_interval` ticks, far apart
-    /// while background polls run long, would not do in time.
+    /// With `io`, and yielding on (`os_yield_after`), it first yields the thread's CPU to the
+    /// OS ("Priorities" in the module docs).
     fn latency_waiting(&self, io: bool) -> bool {
         let shared = self.shared();
         if !self.lifo_is_empty()
@@ -397,7 +396,11 @@ impl WorkerContext {
         if !io {
             return false;
         }
-        self.maybe_yield_cpu();
+        if shared.os_yield_after.is_some() {
+            std::thread::yield_now();
+            self.counters().os_yield();
+            self.last_break.set(std::time::Instant::now());
+        }
         shared
             .io_driver
             .as_ref()
