@@ -19,7 +19,10 @@
 /// it (so the tasks a library spawns from background work are background too); spawned from
 /// outside any task, it is `Normal`. The priority never changes afterwards: a wake, from any
 /// task or thread, queues the task with its own priority.
+///
+/// Non-exhaustive: a level between the two may come if a workload shows the need.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum Priority {
     /// Latency-sensitive: runs before background work (the default).
     #[default]
