@@ -123,6 +123,8 @@ pub struct Slice<'a> {
     next_io: Cell<Option<Instant>>,
     /// Units of the poll's budget left (the budget word reads `Some(0)` meanwhile).
     left: Cell<u8>,
+    /// The poll has made a budget check (spending or not) since it started.
+    checked: Cell<bool>,
     /// The poll ended its slice because `waiting` said so.
     yielded: Cell<bool>,
 }
@@ -150,6 +152,7 @@ impl<'a> Slice<'a> {
             deadline: Cell::new(None),
             next_io: Cell::new(None),
             left: Cell::new(BUDGET),
+            checked: Cell::new(false),
             yielded: Cell::new(false),
         }
     }
@@ -161,6 +164,7 @@ impl<'a> Slice<'a> {
 
     fn start(&self) {
         self.left.set(BUDGET);
+        self.checked.set(false);
         self.deadline.set(Some(Instant::now() + self.len));
         self.next_io.set(None);
     }
@@ -169,10 +173,11 @@ impl<'a> Slice<'a> {
     /// may: every background poll makes progress, however short the slice (a zero slice with
     /// normal work always waiting would otherwise end every poll before its first step).
     fn may_proceed(&self) -> bool {
-        match self.left.get() {
-            0 => return false,
-            BUDGET => return true,
-            _ => {}
+        if self.left.get() == 0 {
+            return false;
+        }
+        if !self.checked.replace(true) {
+            return true;
         }
         let now = Instant::now();
         if self.deadline.get().is_some_and(|d| now < d) {
