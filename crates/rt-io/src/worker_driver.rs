@@ -266,6 +266,23 @@ impl WorkerDriver {
             .load(unmodelled::Ordering::Relaxed)
     }
 
+    /// Whether `shard` has events ready now — IO readiness, its waker, and on shard 0 a due
+    /// timer (the timers' timerfd) — asked without taking a turn or consuming any: `poll(2)`
+    /// of its epoll descriptor, which is readable while its ready list is not empty. A worker
+    /// asks it at a background task's slice boundary, from inside that task's poll.
+    pub fn has_ready(&self, shard: usize) -> bool {
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&self.handle.inner.shards[shard].registry);
+        let mut pfd = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: `pfd` is one writable `pollfd` and the count is 1; a zero timeout never
+        // blocks; `fd` is the shard's epoll descriptor, open while `self.handle` lives.
+        let ready = crate::syscall::cvt(unsafe { libc::poll(&mut pfd, 1, 0) });
+        ready.is_ok_and(|n| n > 0)
+    }
+
     /// Whether any source is registered on `shard`: a worker polls its shard before it looks
     /// for work elsewhere only when events may be waiting there (the poll is a syscall).
     pub fn has_sources(&self, shard: usize) -> bool {

@@ -6,6 +6,14 @@
 //! was woken, and between those polls runs up to `event_interval` (61 by default) queued tasks,
 //! so neither starves the other; every `event_interval`th round it also turns the IO driver.
 //!
+//! Priorities: background tasks (`rt_core::task::Priority`) wait in a second queue, run only
+//! when the first is empty, or one every `background_interval` tasks so they never starve;
+//! their polls run in time slices (`rt_core::coop`), ended at a budget check after
+//! `background_slice` if the `block_on` future was woken, a normal task is queued, or the IO
+//! driver has events ready (`IoDriver::has_ready`); such a poll is followed by a non-blocking
+//! turn of the IO driver, so the events' tasks run before the next background poll. The multi-thread scheduler's "Priorities"
+//! docs say the rest (inheritance, inversion), which holds here too.
+//!
 //! Stall detection (`with_stall`): the driving thread writes a poll stamp (`crate::stall`)
 //! before each task's poll and clears it after each round of tasks, so the stamp names a task
 //! only while one is polled (not while the `block_on` future is, which is no task). A
@@ -35,6 +43,8 @@ use crate::IoDriver;
 
 struct Shared {
     queue: RunQueue<Notified<Handle>>,
+    /// Background tasks (module docs).
+    bg_queue: RunQueue<Notified<Handle>>,
     owned: OwnedTasks<Handle>,
     unparker: Unparker,
     /// The driver's parker, taken by the thread inside `block_on`.
@@ -78,6 +88,25 @@ impl crate::stall::Watched for Shared {
 }
 
 impl Shared {
+    /// The next task to run: normal work first, background work when there is none, or first
+    /// when `share` (module docs).
+    fn next_task(&self, share: bool) -> Option<Notified<Handle>> {
+        if share {
+            if let Some(t) = self.bg_queue.pop() {
+                return Some(t);
+            }
+        }
+        self.queue.pop().or_else(|| self.bg_queue.pop())
+    }
+
+    /// Polls `task` on this thread, through the trace if one is on.
+    fn run(&self, task: Notified<Handle>) {
+        match self.trace() {
+            Some(r) => r.run_here(task, "current-thread"),
+            None => task.run(),
+        }
+    }
+
     /// The recorder, if a trace file is on (and observation compiled in).
     #[inline]
     fn trace(&self) -> Option<&crate::trace::Recorder> {
@@ -117,6 +146,10 @@ pub struct CurrentThread {
     /// Tasks run between two polls of the `block_on` future, and rounds between two
     /// non-blocking turns of the IO driver.
     event_interval: u32,
+    /// A background poll's time slice (module docs).
+    background_slice: std::time::Duration,
+    /// Every this many tasks a queued background task runs before normal ones.
+    background_interval: u32,
 }
 
 struct MainWaker {
@@ -152,6 +185,7 @@ impl CurrentThread {
             handle: Handle {
                 shared: Arc::new(Shared {
                     queue: RunQueue::with_capacity(64),
+                    bg_queue: RunQueue::with_capacity(0),
                     owned: OwnedTasks::new(0),
                     unparker,
                     parker: Mutex::new(Some(parker)),
@@ -168,7 +202,20 @@ impl CurrentThread {
                 }),
             },
             event_interval: crate::DEFAULT_EVENT_INTERVAL,
+            background_slice: crate::tuning::DEFAULT_BACKGROUND_SLICE,
+            background_interval: crate::tuning::DEFAULT_BACKGROUND_INTERVAL,
         }
+    }
+
+    /// Sets the background time slice and share (module docs; defaults in `crate::tuning`).
+    ///
+    /// # Panics
+    /// When `interval` is 0.
+    pub fn with_background(mut self, slice: std::time::Duration, interval: u32) -> CurrentThread {
+        assert!(interval > 0, "background_interval must be greater than 0");
+        self.background_slice = slice;
+        self.background_interval = interval;
+        self
     }
 
     /// Sets how many tasks run between two polls of the `block_on` future, and how many such
@@ -194,7 +241,10 @@ impl CurrentThread {
             .trace = Some(recorder.clone());
         let weak = Arc::downgrade(&self.handle.shared);
         recorder.set_sampler(Box::new(move || match weak.upgrade() {
-            Some(s) => (s.queue.len() as u64, s.owned.len() as u64),
+            Some(s) => (
+                (s.queue.len() + s.bg_queue.len()) as u64,
+                s.owned.len() as u64,
+            ),
             None => (0, 0),
         }));
         self
@@ -263,6 +313,13 @@ impl CurrentThread {
         let mut cx = Context::from_waker(&waker);
         let mut future = pin!(future);
         let mut tick = 0u32;
+        let mut until_background = self.background_interval;
+        // At a background poll's slice boundary: normal work waits (module docs).
+        let waiting = |io: bool| {
+            main.woken.load(Ordering::Acquire)
+                || shared.queue.has_work()
+                || (io && shared.io_driver.as_ref().is_some_and(|d| d.has_ready(0)))
+        };
         loop {
             tick = tick.wrapping_add(1);
             if tick.is_multiple_of(self.event_interval) {
@@ -278,15 +335,33 @@ impl CurrentThread {
             }
             let mut ran = 0;
             while ran < self.event_interval {
-                let Some(task) = shared.queue.pop() else {
+                until_background -= 1;
+                let share = until_background == 0;
+                if share {
+                    until_background = self.background_interval;
+                }
+                let Some(task) = shared.next_task(share) else {
                     break;
                 };
                 if rt_core::OBSERVE {
                     shared.stamp.enter(task.id(), task.meta_word());
                 }
-                match shared.trace() {
-                    Some(r) => r.run_here(task, "current-thread"),
-                    None => task.run(),
+                if task.priority().is_background() {
+                    let slice = rt_core::coop::Slice::new(
+                        self.background_slice,
+                        crate::tuning::BACKGROUND_IO_CHECK_INTERVAL,
+                        &waiting,
+                    );
+                    rt_core::coop::with_slice(&slice, || shared.run(task));
+                    if slice.yielded() {
+                        // Normal work waits, perhaps as events: let them in before the next
+                        // background poll.
+                        if let Some(d) = &shared.io_driver {
+                            d.try_drive(0, Some(std::time::Duration::ZERO), &|| false);
+                        }
+                    }
+                } else {
+                    shared.run(task);
                 }
                 ran += 1;
             }
@@ -312,7 +387,11 @@ impl CurrentThread {
         let shared = &self.handle.shared;
         if let Some(d) = &shared.io_driver {
             shared.on_driver.store(true, Ordering::SeqCst);
-            let has_work = || main.woken.load(Ordering::SeqCst) || shared.queue.has_work();
+            let has_work = || {
+                main.woken.load(Ordering::SeqCst)
+                    || shared.queue.has_work()
+                    || shared.bg_queue.has_work()
+            };
             let nothing = !has_work();
             // Checked again once this thread holds the driver (see `IoDriver::try_drive`).
             let drove = nothing && d.try_drive_idle(0, None, &has_work, &|| !has_work());
@@ -416,6 +495,7 @@ impl Handle {
         let shared = &self.shared;
         shared.owned.close_and_shutdown_all();
         shared.queue.close();
+        shared.bg_queue.close();
         shared.unpark();
     }
 
@@ -460,7 +540,7 @@ impl Handle {
             }],
             live_tasks: self.live_tasks(),
             spawned_tasks: self.shared.spawned.load(unmodelled::Ordering::Relaxed),
-            injector_depth: self.shared.queue.len(),
+            injector_depth: self.shared.queue.len() + self.shared.bg_queue.len(),
             stalls: self.shared.stall.as_ref().map_or(0, Detector::stalls),
             ..Default::default()
         }
@@ -499,7 +579,12 @@ impl Schedule for Handle {
 impl Handle {
     /// Queues a task and wakes the driving thread (a spawn, or a wake through `schedule`).
     fn push(&self, task: Notified<Handle>) {
-        if !self.shared.queue.push(task) {
+        let queue = if task.priority().is_background() {
+            &self.shared.bg_queue
+        } else {
+            &self.shared.queue
+        };
+        if !queue.push(task) {
             return; // shut down: the owned list has cancelled (or will cancel) the task
         }
         if !rt_core::batch::defer(&self.shared) {

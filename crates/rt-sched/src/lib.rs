@@ -27,6 +27,7 @@ mod run_queue;
 pub mod stall;
 mod thread_spawner;
 pub mod trace;
+pub mod tuning;
 
 pub use thread_spawner::{ThreadCallback, ThreadNameFn, ThreadSpawner};
 
@@ -107,6 +108,15 @@ pub trait IoDriver: Send + Sync + 'static {
     /// does nothing (the worker's watch timeout still bounds how long such events wait).
     fn listen_to(&self, shard: usize, other: usize) {
         let _ = (shard, other);
+    }
+
+    /// Whether `shard` has events ready now (IO readiness, a due timer), found without taking
+    /// a turn or consuming them: the check a worker makes at a background task's slice
+    /// boundary, from inside that task's poll, where it must not run wakes. The default says
+    /// no (the worker's `event_interval` turns still let the events in).
+    fn has_ready(&self, shard: usize) -> bool {
+        let _ = shard;
+        false
     }
 
     /// Interrupts the thread inside `try_drive` of `shard`; a wake-up sent while nobody drives

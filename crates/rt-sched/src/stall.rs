@@ -374,6 +374,7 @@ impl Detector {
                 task_id,
                 name: meta.name,
                 location: meta.location,
+                priority: meta.priority,
                 worker,
                 elapsed: now - w.since,
                 ended: false,
@@ -392,6 +393,7 @@ impl Detector {
             tracing::warn!(
                 task.id = info.task_id,
                 task.name = info.name.as_deref(),
+                task.priority = info.priority.as_str(),
                 loc.file = loc.file(),
                 loc.line = loc.line(),
                 worker = info.worker,
@@ -402,6 +404,7 @@ impl Detector {
             tracing::warn!(
                 task.id = info.task_id,
                 task.name = info.name.as_deref(),
+                task.priority = info.priority.as_str(),
                 loc.file = loc.file(),
                 loc.line = loc.line(),
                 worker = info.worker,
@@ -549,6 +552,7 @@ pub struct StallInfo {
     pub(crate) task_id: u64,
     pub(crate) name: Option<String>,
     pub(crate) location: &'static Location<'static>,
+    pub(crate) priority: rt_core::task::Priority,
     pub(crate) worker: usize,
     pub(crate) elapsed: Duration,
     pub(crate) ended: bool,
@@ -568,6 +572,12 @@ impl StallInfo {
     /// Where the stalled task was spawned.
     pub fn location(&self) -> &'static Location<'static> {
         self.location
+    }
+
+    /// The stalled task's priority (a background task that never reaches a budget check
+    /// cannot be sliced: its worker's take-over serves normal work first).
+    pub fn priority(&self) -> rt_core::task::Priority {
+        self.priority
     }
 
     /// The index of the worker whose poll stalled.

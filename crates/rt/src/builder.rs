@@ -33,6 +33,8 @@ pub struct Builder {
     global_queue_interval: u32,
     event_interval: u32,
     os_yield_after: Option<Duration>,
+    background_slice: Duration,
+    background_interval: u32,
     max_blocking_threads: usize,
     keep_alive: Duration,
     frame_pool: bool,
@@ -59,6 +61,8 @@ impl std::fmt::Debug for Builder {
             .field("global_queue_interval", &self.global_queue_interval)
             .field("event_interval", &self.event_interval)
             .field("os_yield_after", &self.os_yield_after)
+            .field("background_slice", &self.background_slice)
+            .field("background_interval", &self.background_interval)
             .field("max_blocking_threads", &self.max_blocking_threads)
             .field("keep_alive", &self.keep_alive)
             .field("frame_pool", &self.frame_pool)
@@ -133,6 +137,10 @@ impl rt_sched::IoDriver for WorkerDrivenIo {
     fn has_sources(&self, shard: usize) -> bool {
         self.0.has_sources(shard)
     }
+
+    fn has_ready(&self, shard: usize) -> bool {
+        self.0.has_ready(shard)
+    }
 }
 
 impl Builder {
@@ -157,6 +165,8 @@ impl Builder {
             global_queue_interval: rt_sched::DEFAULT_GLOBAL_QUEUE_INTERVAL,
             event_interval: rt_sched::DEFAULT_EVENT_INTERVAL,
             os_yield_after: Some(rt_sched::DEFAULT_OS_YIELD_AFTER),
+            background_slice: rt_sched::tuning::DEFAULT_BACKGROUND_SLICE,
+            background_interval: rt_sched::tuning::DEFAULT_BACKGROUND_INTERVAL,
             max_blocking_threads: 512,
             keep_alive: Duration::from_secs(10),
             frame_pool: true,
@@ -302,6 +312,58 @@ impl Builder {
             "os_yield_after must be greater than zero (None turns yielding off)"
         );
         self.os_yield_after = after;
+        self
+    }
+
+    /// The time slice of background tasks ([`task::Priority::Background`]): once a
+    /// background task's poll has run this long while latency-sensitive work waits (a queued
+    /// task, IO events ready on its worker's reactor shard, a due timer), its next budget check
+    /// ([`task::consume_budget`], [`task::yield_if_needed`], any rt future that spends the
+    /// budget) returns `Pending` and the worker serves that work first. Default 100 µs
+    /// (`rt_sched::tuning`, with its reason); `Duration::ZERO` asks at every budget check.
+    /// The clock is read at background polls' budget checks only: an idle runtime, or one
+    /// without background tasks, never reads it for this.
+    ///
+    /// [`task::Priority::Background`]: crate::task::Priority::Background
+    /// [`task::consume_budget`]: crate::task::consume_budget
+    /// [`task::yield_if_needed`]: crate::task::yield_if_needed
+    ///
+    /// ```
+    /// let rt = rt::Builder::new_multi_thread()
+    ///     .worker_threads(2)
+    ///     .background_time_slice(std::time::Duration::from_micros(500))
+    ///     .build()?;
+    /// let batch = rt.block_on(async {
+    ///     rt::task::Builder::new()
+    ///         .priority(rt::task::Priority::Background)
+    ///         .spawn(async {
+    ///             let mut sum = 0u64;
+    ///             for i in 0..1000u64 {
+    ///                 sum += i;
+    ///                 rt::task::consume_budget().await;
+    ///             }
+    ///             sum
+    ///         })
+    /// })?;
+    /// assert_eq!(rt.block_on(batch).unwrap(), 499_500);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn background_time_slice(&mut self, slice: Duration) -> &mut Builder {
+        self.background_slice = slice;
+        self
+    }
+
+    /// Every `val` ticks a worker (or the current-thread runtime's thread) with background
+    /// tasks queued runs one of them before latency-sensitive work, so background work keeps
+    /// a share of a runtime that latency-sensitive tasks keep busy. Default 61
+    /// (`rt_sched::tuning`).
+    ///
+    /// # Panics
+    /// When `val` is 0.
+    #[track_caller]
+    pub fn background_interval(&mut self, val: u32) -> &mut Builder {
+        assert!(val > 0, "background_interval must be greater than 0");
+        self.background_interval = val;
         self
     }
 
@@ -500,6 +562,8 @@ impl Builder {
                     global_queue_interval: self.global_queue_interval,
                     event_interval: self.event_interval,
                     os_yield_after: self.os_yield_after,
+                    background_slice: self.background_slice,
+                    background_interval: self.background_interval,
                     stall: self.stall_config(),
                     histograms: self.poll_time_histogram,
                     // More awake workers than CPUs only take turns on the cores (BENCHMARKS,
@@ -522,6 +586,7 @@ impl Builder {
             Flavor::CurrentThread => {
                 let mut ct = current_thread::CurrentThread::new(self.frame_pool, io_driver)
                     .with_event_interval(self.event_interval)
+                    .with_background(self.background_slice, self.background_interval)
                     .with_stall(self.stall_config());
                 trace = crate::trace_file::open(self.trace_file.as_deref(), 0)?;
                 if let Some(t) = &trace {

@@ -46,6 +46,7 @@ pub struct TaskDump {
     id: Id,
     name: Option<String>,
     location: &'static Location<'static>,
+    priority: crate::task::Priority,
     state: TaskState,
     cancelled: bool,
     lost_waker: bool,
@@ -71,6 +72,7 @@ impl TaskDump {
             id: t.id,
             name: t.name,
             location: t.location,
+            priority: t.priority,
             state,
             cancelled: t.cancelled,
             lost_waker: t.no_waker,
@@ -94,6 +96,11 @@ impl TaskDump {
     /// Where it was spawned.
     pub fn location(&self) -> &'static Location<'static> {
         self.location
+    }
+
+    /// Its priority (`rt::task::Builder::priority`, or inherited from its spawner).
+    pub fn priority(&self) -> crate::task::Priority {
+        self.priority
     }
 
     /// Idle, scheduled or running.
@@ -238,9 +245,10 @@ impl fmt::Display for TaskDump {
         let polls = self.polls.map_or("-".to_string(), |n| n.to_string());
         write!(
             f,
-            "{:<8} {:<32} {:>7} {:>10} {:>10}  {:<16}  {}",
+            "{:<8} {:<32} {:<10} {:>7} {:>10} {:>10}  {:<16}  {}",
             self.id.as_u64(),
             state,
+            self.priority.as_str(),
             polls,
             Ago(self.since_last_poll()),
             Ago(self.since_last_wake()),
@@ -255,8 +263,8 @@ impl fmt::Display for Dump {
         writeln!(f, "{} live tasks (longest idle first)", self.tasks.len())?;
         writeln!(
             f,
-            "{:<8} {:<32} {:>7} {:>10} {:>10}  {:<16}  SPAWNED AT",
-            "ID", "STATE", "POLLS", "LAST POLL", "LAST WAKE", "NAME"
+            "{:<8} {:<32} {:<10} {:>7} {:>10} {:>10}  {:<16}  SPAWNED AT",
+            "ID", "STATE", "PRIORITY", "POLLS", "LAST POLL", "LAST WAKE", "NAME"
         )?;
         for t in &self.tasks {
             writeln!(f, "{t}")?;

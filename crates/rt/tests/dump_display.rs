@@ -46,6 +46,7 @@ fn display_lists_longest_idle_first() {
     for col in [
         "ID",
         "STATE",
+        "PRIORITY",
         "POLLS",
         "LAST POLL",
         "LAST WAKE",

@@ -292,6 +292,12 @@ impl Header {
     pub fn spawn_location(&self) -> &'static std::panic::Location<'static> {
         self.meta.location()
     }
+
+    /// The task's priority (fixed at spawn).
+    #[inline]
+    pub fn priority(&self) -> super::Priority {
+        self.meta.priority()
+    }
 }
 
 impl std::fmt::Debug for Header {
@@ -300,6 +306,7 @@ impl std::fmt::Debug for Header {
             .field("id", &self.id)
             .field("name", &self.name())
             .field("spawned_at", &self.spawn_location())
+            .field("priority", &self.priority())
             .field("state", &self.state)
             .field("pooled", &self.pooled)
             .finish()

@@ -79,6 +79,8 @@ pub struct TaskSnapshot {
     pub name: Option<String>,
     /// Where it was spawned.
     pub location: &'static Location<'static>,
+    /// Its priority (fixed at spawn).
+    pub priority: super::Priority,
     /// A thread is polling it (RUNNING).
     pub running: bool,
     /// It is scheduled to run (NOTIFIED); with `running`, it was woken during the poll.
@@ -112,6 +114,7 @@ impl TaskSnapshot {
             id: header.id,
             name: header.name().map(str::to_owned),
             location: header.spawn_location(),
+            priority: header.priority(),
             running: state.is_running(),
             notified: state.is_notified(),
             cancelled: state.is_cancelled(),

@@ -71,7 +71,7 @@ impl<F: Future, S: Schedule> Harness<F, S> {
             self.cell().with_future(|fut| {
                 let _id = IdGuard::enter(id);
                 catch_unwind(AssertUnwindSafe(|| {
-                    crate::coop::budget(|| fut.poll(&mut cx))
+                    crate::coop::budget_for(self.header().meta.priority(), || fut.poll(&mut cx))
                 }))
             })
         };

@@ -1,14 +1,31 @@
-//! Where a task was spawned, and its name: one word in the task header.
+//! Where a task was spawned, its name and its priority: one word in the task header.
 //!
 //! An unnamed task's header points straight at the caller's `&'static Location` (from
 //! `#[track_caller]`, so no allocation). A named task's header, or any task's while a `tracing`
 //! subscriber is interested in `rt.task` spans at spawn, points at a side record, boxed at
 //! spawn, holding a copy of the name, the location and the task's span. Both pointees are at
-//! least 8-byte aligned, so bit 0 of the word tells them apart. The side record also keeps the
-//! task's poll count and last poll and wake times for task dumps (`dump.rs`).
+//! least 4-byte aligned (a `Location` holds a pointer; `Named` is `align(8)`), which leaves the
+//! word's two low bits for tags. The side record also keeps the task's poll count and last poll
+//! and wake times for task dumps (`dump.rs`).
+//!
+//! This file owns the word's layout; nobody else masks its bits:
+//!
+//! ```text
+//!  63                                   2   1   0
+//! +---------------------------------------+---+---+
+//! | pointer to the Location or the Named  | B | N |
+//! +---------------------------------------+---+---+
+//! ```
+//!
+//! - `N` ([`NAMED`]): set at spawn when the pointer is a `Box<Named>`, never changed.
+//! - `B` ([`BACKGROUND`]): set at spawn for a [`Priority::Background`] task, never changed, so a
+//!   scheduler reads a task's priority from a word the header already holds (one load, no
+//!   extra field), and a copied [`MetaWord`] (a poll stamp) still tells the priority.
 
 use std::panic::Location;
 use std::ptr::NonNull;
+
+use super::Priority;
 
 /// A task's name and spawn location, as handed to the scheduler at spawn (the facade builds it
 /// with [`SpawnMeta::caller`] or `rt::task::Builder`).
@@ -16,6 +33,8 @@ use std::ptr::NonNull;
 pub struct SpawnMeta<'a> {
     name: Option<&'a str>,
     location: &'static Location<'static>,
+    /// `None`: the spawning task's priority (see [`Priority`]).
+    priority: Option<Priority>,
 }
 
 impl<'a> SpawnMeta<'a> {
@@ -25,12 +44,30 @@ impl<'a> SpawnMeta<'a> {
         SpawnMeta {
             name: None,
             location: Location::caller(),
+            priority: None,
         }
     }
 
     /// A task with `name` (copied at spawn) spawned at `location`.
     pub fn new(name: Option<&'a str>, location: &'static Location<'static>) -> SpawnMeta<'a> {
-        SpawnMeta { name, location }
+        SpawnMeta {
+            name,
+            location,
+            priority: None,
+        }
+    }
+
+    /// The same, with an explicit priority (else the task inherits the spawning task's).
+    pub fn with_priority(self, priority: Priority) -> SpawnMeta<'a> {
+        SpawnMeta {
+            priority: Some(priority),
+            ..self
+        }
+    }
+
+    /// The explicit priority, if one was given.
+    pub fn priority(&self) -> Option<Priority> {
+        self.priority
     }
 
     /// The name, if any.
@@ -58,9 +95,18 @@ struct Named {
     links: registry::Links,
 }
 
+/// Bit 0: the pointer is a `Box<Named>` (else a `&'static Location`).
 const NAMED: usize = 1;
+/// Bit 1: the task's priority is [`Priority::Background`].
+const BACKGROUND: usize = 2;
+/// Both tags; the rest of the word is the pointer.
+const TAGS: usize = NAMED | BACKGROUND;
 
-/// The header's word: `&'static Location` (bit 0 clear) or `Box<Named>` (bit 0 set).
+// The tags need two free low bits in both pointees.
+const _: () = assert!(std::mem::align_of::<Location<'static>>() > TAGS);
+const _: () = assert!(std::mem::align_of::<Named>() > TAGS);
+
+/// The header's word (layout in the module docs).
 pub(crate) struct MetaPtr(NonNull<u8>);
 
 // SAFETY: both pointees are immutable after spawn (`Location` is `Sync`; the `Named` box is
@@ -70,7 +116,13 @@ unsafe impl Send for MetaPtr {}
 unsafe impl Sync for MetaPtr {}
 
 impl MetaPtr {
+    /// The word for a task spawned with `meta`; without an explicit priority it takes the
+    /// priority of the task polled on this thread now (`crate::coop::current_priority`).
     pub(crate) fn new(meta: SpawnMeta<'_>, id: super::Id) -> MetaPtr {
+        let tag = match meta.priority.unwrap_or_else(crate::coop::current_priority) {
+            Priority::Normal => 0,
+            Priority::Background => BACKGROUND,
+        };
         // One span per task, with no parent (like tokio's): it lives as long as the cell. With
         // no subscriber interested this is the callsite's cached interest check.
         let span = tracing::trace_span!(
@@ -85,8 +137,10 @@ impl MetaPtr {
         match meta.name {
             None if span.is_disabled() => {
                 let p = NonNull::from(meta.location).cast::<u8>();
-                debug_assert_eq!(p.as_ptr() as usize & NAMED, 0);
-                MetaPtr(p)
+                debug_assert_eq!(p.as_ptr() as usize & TAGS, 0);
+                // SAFETY: `p` is non-null and its tag bits are clear (alignment, asserted
+                // above), so setting some leaves it non-null.
+                MetaPtr(unsafe { NonNull::new_unchecked(p.as_ptr().wrapping_add(tag)) })
             }
             name => {
                 let b = Box::new(Named {
@@ -100,10 +154,18 @@ impl MetaPtr {
                 // SAFETY: `n` is a fresh, live `Named`; `Drop` unlinks it before freeing it.
                 unsafe { registry::link(n) };
                 let p = n.cast::<u8>();
-                // SAFETY: `p` is non-null and 8-aligned, so setting bit 0 leaves it non-null.
-                MetaPtr(unsafe { NonNull::new_unchecked(p.wrapping_add(NAMED)) })
+                // SAFETY: `p` is non-null and 8-aligned, so setting the tag bits leaves it
+                // non-null.
+                MetaPtr(unsafe { NonNull::new_unchecked(p.wrapping_add(NAMED | tag)) })
             }
         }
+    }
+
+    /// The word's pointer, tags cleared.
+    #[inline]
+    fn untagged(&self) -> *mut u8 {
+        let a = self.0.as_ptr() as usize;
+        self.0.as_ptr().wrapping_sub(a & TAGS)
     }
 
     fn named(&self) -> Option<&Named> {
@@ -111,9 +173,19 @@ impl MetaPtr {
         if a & NAMED == 0 {
             return None;
         }
-        // SAFETY: bit 0 set means `self.0 - 1` came from `Box::into_raw` of a `Named` that
-        // lives until `self` drops.
-        Some(unsafe { &*self.0.as_ptr().wrapping_sub(NAMED).cast::<Named>() })
+        // SAFETY: bit 0 set means the untagged pointer came from `Box::into_raw` of a `Named`
+        // that lives until `self` drops.
+        Some(unsafe { &*self.untagged().cast::<Named>() })
+    }
+
+    /// The task's priority (bit 1).
+    #[inline]
+    pub(crate) fn priority(&self) -> Priority {
+        if self.0.as_ptr() as usize & BACKGROUND == 0 {
+            Priority::Normal
+        } else {
+            Priority::Background
+        }
     }
 
     pub(crate) fn name(&self) -> Option<&str> {
@@ -135,8 +207,8 @@ impl MetaPtr {
     pub(crate) fn location(&self) -> &'static Location<'static> {
         match self.named() {
             Some(n) => n.location,
-            // SAFETY: bit 0 clear: the word is a `&'static Location<'static>`.
-            None => unsafe { &*self.0.as_ptr().cast::<Location<'static>>() },
+            // SAFETY: bit 0 clear: the untagged word is a `&'static Location<'static>`.
+            None => unsafe { &*self.untagged().cast::<Location<'static>>() },
         }
     }
 }
@@ -171,13 +243,26 @@ impl MetaWord {
     }
 }
 
-/// A task's name and spawn location, copied out of its meta word ([`describe`]).
+impl MetaWord {
+    /// The priority the word records (its bit 1; `Normal` for [`MetaWord::NONE`]).
+    pub fn priority(self) -> Priority {
+        if self.0 & BACKGROUND == 0 {
+            Priority::Normal
+        } else {
+            Priority::Background
+        }
+    }
+}
+
+/// A task's name, spawn location and priority, copied out of its meta word ([`describe`]).
 #[derive(Clone, Debug)]
 pub struct MetaInfo {
     /// The task's name, if it has one.
     pub name: Option<String>,
     /// Where it was spawned.
     pub location: &'static Location<'static>,
+    /// Its priority.
+    pub priority: Priority,
 }
 
 /// The name and spawn location behind `word`, from any thread, whether or not the task is
@@ -189,17 +274,22 @@ pub fn describe(word: MetaWord) -> Option<MetaInfo> {
     if word.0 == 0 {
         return None;
     }
+    let priority = word.priority();
+    let untagged = word.0 & !TAGS;
     if word.0 & NAMED == 0 {
-        // SAFETY: bit 0 clear: the word is a `&'static Location<'static>` (see `MetaPtr::new`).
-        let location = unsafe { &*(word.0 as *const Location<'static>) };
+        // SAFETY: bit 0 clear: the untagged word is a `&'static Location<'static>` (see
+        // `MetaPtr::new`).
+        let location = unsafe { &*(untagged as *const Location<'static>) };
         return Some(MetaInfo {
             name: None,
             location,
+            priority,
         });
     }
-    registry::with_live((word.0 - NAMED) as *const Named, |n| MetaInfo {
+    registry::with_live(untagged as *const Named, |n| MetaInfo {
         name: n.name.as_deref().map(String::from),
         location: n.location,
+        priority,
     })
 }
 
@@ -303,10 +393,11 @@ mod registry {
 impl Drop for MetaPtr {
     fn drop(&mut self) {
         if self.named().is_some() {
-            let n = self.0.as_ptr().wrapping_sub(NAMED).cast::<Named>();
+            let n = self.untagged().cast::<Named>();
             // SAFETY: linked in `new`, unlinked once here, before the free.
             unsafe { registry::unlink(n) };
-            // SAFETY: bit 0 set: `self.0 - 1` is the `Box<Named>` made in `new`, freed once here.
+            // SAFETY: bit 0 set: the untagged word is the `Box<Named>` made in `new`, freed
+            // once here.
             drop(unsafe { Box::from_raw(n) });
         }
     }
@@ -329,6 +420,25 @@ mod tests {
         assert_eq!(m.name(), Some("worker-7"));
         assert_eq!(m.location(), here);
         assert_eq!(std::mem::size_of::<MetaPtr>(), std::mem::size_of::<usize>());
+    }
+
+    #[test]
+    fn priority_is_bit_one_of_the_word_named_or_not() {
+        let here = Location::caller();
+        let id = crate::task::next_id();
+        for name in [None, Some("bg")] {
+            let m = MetaPtr::new(
+                SpawnMeta::new(name, here).with_priority(Priority::Background),
+                id,
+            );
+            assert_eq!(m.priority(), Priority::Background);
+            assert_eq!((m.name(), m.location()), (name, here));
+            let info = describe(m.word()).unwrap();
+            assert_eq!((info.priority, info.location), (Priority::Background, here));
+            let m = MetaPtr::new(SpawnMeta::new(name, here), id);
+            assert_eq!(m.priority(), Priority::Normal);
+            assert_eq!(describe(m.word()).unwrap().priority, Priority::Normal);
+        }
     }
 
     #[test]

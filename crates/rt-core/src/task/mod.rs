@@ -46,6 +46,7 @@ mod id;
 mod join;
 mod list;
 mod meta;
+mod priority;
 mod raw;
 mod state;
 mod waker;
@@ -61,6 +62,7 @@ pub use self::id::{id, try_id, Id};
 pub use self::join::{AbortHandle, JoinHandle};
 pub use self::list::OwnedTasks;
 pub use self::meta::{describe, MetaInfo, MetaWord, SpawnMeta};
+pub use self::priority::Priority;
 use self::raw::RawTask;
 
 /// What a task needs of its scheduler.
@@ -170,6 +172,12 @@ impl<S: Schedule> Notified<S> {
     /// The task header (for trace export: the spawn location of the task about to run).
     pub fn header(&self) -> &Header {
         self.raw.header()
+    }
+
+    /// The task's priority (fixed at spawn): which queue a scheduler puts it in.
+    #[inline]
+    pub fn priority(&self) -> Priority {
+        self.raw.header().meta.priority()
     }
 
     /// A copy of the task's meta word, for [`describe`] on another thread.

@@ -16,6 +16,53 @@
 //! pairs cannot starve the queue), the local queue, the injector; then it steals half of
 //! another worker's queue; then it spins briefly; then it parks.
 //!
+//! # Priorities
+//!
+//! A task's priority (`rt_core::task::Priority`, fixed at spawn) picks its queues: a
+//! background task goes to its worker's second local queue (`bg_local`; never the LIFO slot)
+//! or to the second injector, everything else as above. A worker runs latency-sensitive
+//! (normal) work first — LIFO slot, local queue, injector — and before it runs background work
+//! it turns its IO shard without blocking and steals normal work from the other workers; its
+//! search steals normal work from every worker and the injector before background work. Every
+//! `background_interval`th tick (61 by default, `crate::tuning`) a worker with background work
+//! queued runs one background task first, so background work is never starved.
+//!
+//! A background task's poll runs in time slices (`rt_core::coop`'s "Time slices"): at every
+//! budget check once the poll has run longer than `background_slice` (100 µs by default), the
+//! worker's `latency_waiting` looks at its LIFO slot, the local queues and the injector, and,
+//! at most every `BACKGROUND_IO_CHECK_INTERVAL` (50 µs), asks its IO shard, without taking a
+//! turn, whether events are ready (`IoDriver::has_ready`); if any normal work waits, the check
+//! returns `Pending` and the poll ends. Ready IO thus waits for a background poll at most one
+//! slice (plus the work between two budget checks), and is then turned in before the next
+//! background poll. Nothing ticks while no background poll runs: the clock is read only at a
+//! background poll's budget checks.
+//!
+//! Background work also gives way at the OS level: with yielding on (`os_yield_after`, "Yielding
+//! the CPU" below), a worker yields its CPU (`sched_yield`) at each of those IO looks, so a
+//! thread sharing its CPU — a client, another process, the runtime's blocking threads — runs
+//! within one IO-check interval instead of at the next OS tick, and under EEVDF the yield
+//! leaves the worker preemptible by every wake-up until its next break, which is what
+//! background work should be. It returns at once when nothing else wants the CPU (one system
+//! call per 50 µs of background work). `benches/priority.rs` with `PRIO_OS_YIELD_US=50`
+//! (every yield of the worker that often) measured request p99 under saturating background
+//! work about halved against the 2 ms interval yield alone (`docs/BENCHMARKS.md`).
+//!
+//! CPU work that never reaches a budget check cannot be sliced: it holds its worker like any
+//! stalled poll. With stall detection on, the monitor reports it (naming its priority) and the
+//! take-over serves the worker's LIFO slot, its normal queue, the injector and its IO shard
+//! ("Stalls" below, rules S2 and S3) — never background work, which waits for the worker (or
+//! for another worker's steal): a substitute stuck in a second background loop would leave
+//! nobody to serve the normal work. So the worker's latency-sensitive tasks move on after the
+//! stall threshold, served by the substitute thread, which shares the CPUs with the stalled
+//! one (`benches/priority.rs` measures it).
+//!
+//! Priority inversion: a normal task that waits on a lock, a channel or a join held up by a
+//! background task waits for the background task's next poll, which is queued behind normal
+//! work and sliced; rt does not lend priorities. The background task still runs (its share,
+//! and every worker that runs out of normal work), so the wait is bounded but may be long on a
+//! runtime busy with normal work: hold no lock that latency-sensitive tasks need across the
+//! awaits of background work. The task dump and the trace show each task's priority.
+//!
 //! # Yielding the CPU
 //!
 //! A worker that always finds another task never blocks, so the OS takes its CPU away only at
@@ -180,6 +227,14 @@ pub struct Config {
     /// yields its CPU to the OS once (`sched_yield`), at its next `event_interval` tick
     /// (`None`: never). See "Yielding the CPU" in the module docs.
     pub os_yield_after: Option<std::time::Duration>,
+    /// A background task's poll ends at its first budget check after this long if
+    /// latency-sensitive work waits ("Priorities" in the module docs;
+    /// [`crate::tuning::DEFAULT_BACKGROUND_SLICE`]). `Duration::ZERO` checks at every budget
+    /// check.
+    pub background_slice: Duration,
+    /// Every this many ticks a worker with background work queued runs a background task
+    /// before normal work (at least 1; [`crate::tuning::DEFAULT_BACKGROUND_INTERVAL`]).
+    pub background_interval: u32,
 }
 
 impl Config {
@@ -197,6 +252,8 @@ impl Config {
             histograms: false,
             max_awake: workers,
             os_yield_after: Some(crate::DEFAULT_OS_YIELD_AFTER),
+            background_slice: crate::tuning::DEFAULT_BACKGROUND_SLICE,
+            background_interval: crate::tuning::DEFAULT_BACKGROUND_INTERVAL,
         }
     }
 }
@@ -204,6 +261,19 @@ impl Config {
 pub(crate) struct Shared {
     injector: Injector<Notified<Handle>>,
     stealers: Box<[Stealer<Notified<Handle>>]>,
+    /// The injector of background tasks ("Priorities" in the module docs).
+    bg_injector: Injector<Notified<Handle>>,
+    /// Per worker: the stealer of its background queue.
+    bg_stealers: Box<[Stealer<Notified<Handle>>]>,
+    /// Set (never cleared) before the first background task is queued: until then a worker
+    /// out of normal work skips the background queues, so a runtime that never spawns one
+    /// pays nothing there. Written with `SeqCst` before that task's push (whose notify
+    /// follows), read `SeqCst` by the searchers the notify wakes (`worker.rs`).
+    any_background: AtomicBool,
+    /// `Config::background_slice`.
+    background_slice: Duration,
+    /// `Config::background_interval`.
+    background_interval: u32,
     unparkers: Box<[Unparker]>,
     idle: Idle,
     owned: OwnedTasks<Handle>,
@@ -265,7 +335,10 @@ impl std::fmt::Debug for Handle {
     }
 }
 
-type Pending = (Vec<Local<Notified<Handle>>>, Vec<Parker>, ThreadSpawner);
+/// A worker's two local queues: normal, then background tasks.
+type Locals = (Local<Notified<Handle>>, Local<Notified<Handle>>);
+
+type Pending = (Vec<Locals>, Vec<Parker>, ThreadSpawner);
 
 /// A running multi-thread scheduler: owns its worker threads.
 pub struct MultiThread {
@@ -294,12 +367,21 @@ impl MultiThread {
             config.event_interval > 0,
             "event_interval must be greater than 0"
         );
+        assert!(
+            config.background_interval > 0,
+            "background_interval must be greater than 0"
+        );
         let n = config.workers.max(1);
-        let locals: Vec<Local<Notified<Handle>>> = (0..n).map(|_| Local::new()).collect();
+        let locals: Vec<Locals> = (0..n).map(|_| (Local::new(), Local::new())).collect();
         let parkers: Vec<Parker> = (0..n).map(|_| Parker::new()).collect();
         let shared = Arc::new(Shared {
             injector: Injector::new(),
-            stealers: locals.iter().map(|l| l.stealer()).collect(),
+            stealers: locals.iter().map(|l| l.0.stealer()).collect(),
+            bg_injector: Injector::new(),
+            bg_stealers: locals.iter().map(|l| l.1.stealer()).collect(),
+            any_background: AtomicBool::new(false),
+            background_slice: config.background_slice,
+            background_interval: config.background_interval,
             unparkers: parkers.iter().map(|p| p.unparker().clone()).collect(),
             idle: Idle::new(n, config.max_awake),
             owned: OwnedTasks::new(n),
@@ -364,11 +446,11 @@ impl MultiThread {
         let Some((locals, parkers, threads)) = pending else {
             return Ok(());
         };
-        for (index, (local, parker)) in locals.into_iter().zip(parkers).enumerate() {
+        for (index, (locals, parker)) in locals.into_iter().zip(parkers).enumerate() {
             let h = self.handle.clone();
             let shared = self.handle.shared.clone();
             let spawned = threads.spawn(
-                move || worker::run(h, index, local, parker),
+                move || worker::run(h, index, locals, parker),
                 move || shared.mark_exited(index),
             );
             match spawned {
@@ -459,6 +541,9 @@ impl MultiThread {
         // Queued `Notified`s of tasks the list cancelled: drop them (only references: the
         // futures went with the close).
         while let Some(t) = shared.injector.pop() {
+            drop(t);
+        }
+        while let Some(t) = shared.bg_injector.pop() {
             drop(t);
         }
     }
@@ -572,6 +657,9 @@ impl Handle {
         while let Some(t) = shared.injector.pop() {
             drop(t);
         }
+        while let Some(t) = shared.bg_injector.pop() {
+            drop(t);
+        }
     }
 
     fn schedule_task(&self, task: Notified<Handle>, is_yield: bool) {
@@ -633,11 +721,17 @@ impl Shared {
     fn schedule_remote(&self, handle: &Handle, task: Notified<Handle>) {
         self.counters.scheduled(&task, usize::MAX);
         self.counters.injected();
-        self.injector.push(task);
+        let injector = if task.priority().is_background() {
+            self.saw_background();
+            &self.bg_injector
+        } else {
+            &self.injector
+        };
+        injector.push(task);
         if self.is_shutdown() {
             // Shutdown may already have drained the injector: nobody will run this task (the
             // owned list cancels it), so drop the queued references now.
-            while let Some(t) = self.injector.pop() {
+            while let Some(t) = injector.pop() {
                 drop(t);
             }
             return;
@@ -695,15 +789,39 @@ impl Shared {
     fn all_idle(&self) -> bool {
         self.injector.is_empty()
             && self.stealers.iter().all(|s| s.is_empty())
+            && self.bg_injector.is_empty()
+            && self.bg_stealers.iter().all(|s| s.is_empty())
             && self.settling.load(Ordering::SeqCst) == 0
             && self.idle.num_unparked() == 0
     }
 
     /// Idle rule 4: the last searcher re-checks every queue before it sleeps.
     fn notify_if_work_pending(&self) {
-        if !self.injector.is_empty() || self.stealers.iter().any(|s| !s.is_empty()) {
+        if self.has_queued_work() {
             self.notify_parked();
         }
+    }
+
+    /// Marks that background tasks exist (`any_background`), before one is queued.
+    #[inline]
+    fn saw_background(&self) {
+        if !self.any_background.load(Ordering::Relaxed) {
+            self.any_background.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// Whether a background task was ever queued (`any_background`).
+    #[inline]
+    fn has_background(&self) -> bool {
+        self.any_background.load(Ordering::SeqCst)
+    }
+
+    /// Whether any queue holds a task (either priority).
+    fn has_queued_work(&self) -> bool {
+        !self.injector.is_empty()
+            || self.stealers.iter().any(|s| !s.is_empty())
+            || !self.bg_injector.is_empty()
+            || self.bg_stealers.iter().any(|s| !s.is_empty())
     }
 }
 

@@ -124,6 +124,7 @@ fn describe_task(shared: &Shared, id: u64) -> Option<rt_core::task::MetaInfo> {
             found = Some(rt_core::task::MetaInfo {
                 name: h.name().map(Into::into),
                 location: h.spawn_location(),
+                priority: h.priority(),
             });
         }
     });

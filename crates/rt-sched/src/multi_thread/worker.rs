@@ -67,6 +67,11 @@ pub(crate) struct WorkerContext {
     handle: Handle,
     index: usize,
     local: Local<Notified<Handle>>,
+    /// This worker's queue of background tasks ("Priorities" in `multi_thread`'s docs).
+    bg_local: Local<Notified<Handle>>,
+    /// Ticks left until a queued background task runs before normal work (counts down from
+    /// `background_interval`).
+    until_background: Cell<u32>,
     /// This worker's LIFO slot, `Shared::lifos[index]` (kept alive by `handle`; a take-over
     /// thread may take from it, `crate::lifo`).
     lifo: ptr::NonNull<crate::lifo::LifoSlot<Handle>>,
@@ -137,7 +142,8 @@ impl Drop for ResetCurrentWorker {
     }
 }
 
-pub(crate) fn run(handle: Handle, index: usize, local: Local<Notified<Handle>>, parker: Parker) {
+pub(crate) fn run(handle: Handle, index: usize, locals: super::Locals, parker: Parker) {
+    let (local, bg_local) = locals;
     rt_core::pool::set_thread_mode(rt_core::pool::ThreadMode::Recycling);
     let shard = handle.shared.shard_of(index);
     let owns_shard = handle.shared.owns_shard();
@@ -147,9 +153,10 @@ pub(crate) fn run(handle: Handle, index: usize, local: Local<Notified<Handle>>, 
             d.bind_thread(shard);
         }
     }
-    let (event_interval, global_queue_interval) = (
+    let (event_interval, global_queue_interval, background_interval) = (
         handle.shared.event_interval,
         handle.shared.global_queue_interval,
+        handle.shared.background_interval,
     );
     let trace = handle.shared.worker_trace(index);
     let lifo = ptr::NonNull::from(&*handle.shared.lifos[index]);
@@ -159,6 +166,8 @@ pub(crate) fn run(handle: Handle, index: usize, local: Local<Notified<Handle>>, 
         handle,
         index,
         local,
+        bg_local,
+        until_background: Cell::new(background_interval),
         lifo,
         lifo_polls: Cell::new(0),
         counters,
@@ -191,6 +200,9 @@ pub(crate) fn run(handle: Handle, index: usize, local: Local<Notified<Handle>>, 
     // Drop what is still queued here (references only: the close cancelled those tasks).
     drop(cx.lifo().take());
     while let Some(t) = cx.local.pop() {
+        drop(t);
+    }
+    while let Some(t) = cx.bg_local.pop() {
         drop(t);
     }
 }
@@ -263,7 +275,11 @@ impl WorkerContext {
                 .settling
                 .fetch_add(1, rt_core::sync::Ordering::SeqCst);
         }
-        if is_yield {
+        if task.priority().is_background() {
+            // Background work never takes the LIFO slot ("Priorities" in the module docs).
+            self.shared().saw_background();
+            self.bg_local.push(task);
+        } else if is_yield {
             self.local.push(task);
         } else if let Some(prev) = self.lifo().replace(task) {
             self.local.push(prev);
@@ -343,6 +359,15 @@ impl WorkerContext {
             // Also counts the poll: the stamp's sequence is this worker's `polls` metric.
             self.stamp().enter_counted(task.id());
         }
+        if task.priority().is_background() {
+            return self.run_background::<WRAPPED>(task);
+        }
+        self.poll::<WRAPPED>(task);
+    }
+
+    /// Polls `task`, through the trace and the histograms if `WRAPPED`.
+    #[inline]
+    fn poll<const WRAPPED: bool>(&self, task: Notified<Handle>) {
         if !WRAPPED {
             return task.run();
         }
@@ -355,9 +380,102 @@ impl WorkerContext {
             });
     }
 
+    /// Polls background `task` in time slices ("Priorities" in the module docs).
+    #[cold]
+    #[inline(never)]
+    fn run_background<const WRAPPED: bool>(&self, task: Notified<Handle>) {
+        let waiting = |io: bool| self.latency_waiting(io);
+        let slice = rt_core::coop::Slice::new(
+            self.shared().background_slice,
+            crate::tuning::BACKGROUND_IO_CHECK_INTERVAL,
+            &waiting,
+        );
+        rt_core::coop::with_slice(&slice, || self.poll::<WRAPPED>(task));
+    }
+
+    /// Past a background poll's slice: whether latency-sensitive work waits for this worker —
+    /// queued here, in the injector or on another worker's queue, or (`io`) as events ready on
+    /// its IO shard (looked at without a turn: this runs inside the background task's poll).
+    /// With `io`, and yielding on (`os_yield_after`), it first yields the thread's CPU to the
+    /// OS ("Priorities" in the module docs).
+    fn latency_waiting(&self, io: bool) -> bool {
+        let shared = self.shared();
+        if !self.lifo_is_empty()
+            || !self.local.is_empty()
+            || !shared.injector.is_empty()
+            || shared.stealers.iter().any(|s| !s.is_empty())
+        {
+            return true;
+        }
+        if !io {
+            return false;
+        }
+        if shared.os_yield_after.is_some() {
+            std::thread::yield_now();
+            self.counters().os_yield();
+            self.last_break.set(std::time::Instant::now());
+        }
+        shared
+            .io_driver
+            .as_ref()
+            .is_some_and(|d| d.has_ready(self.shard))
+    }
+
+    /// A background task from this worker's queue, else a batch from the background injector.
+    fn next_background(&self) -> Option<Notified<Handle>> {
+        if let Some(t) = self.bg_local.pop() {
+            return Some(t);
+        }
+        let injector = &self.shared().bg_injector;
+        if injector.is_empty() {
+            return None;
+        }
+        let t = injector.steal_batch_and_pop(&self.bg_local)?;
+        self.counters().remote_schedule();
+        Some(t)
+    }
+
+    /// Out of normal work in the LIFO slot, the local queue and the injector: if background
+    /// work is queued for this worker, first the normal work that is due elsewhere (events on
+    /// its IO shard, other workers' queues), then a background task. `None` when no background
+    /// work is queued here or in the background injector (the run loop's search follows).
+    fn normal_then_background(&self) -> Option<Notified<Handle>> {
+        let shared = self.shared();
+        if !shared.has_background() || (self.bg_local.is_empty() && shared.bg_injector.is_empty()) {
+            return None;
+        }
+        if self.turn_driver_nonblocking() {
+            if let Some(t) = self.lifo().take() {
+                self.counters().lifo_hit();
+                return Some(t);
+            }
+            if let Some(t) = self.local.pop() {
+                return Some(t);
+            }
+        }
+        let n = shared.stealers.len();
+        for i in 1..n {
+            let victim = (self.index + i) % n;
+            if shared.stealers[victim].is_empty() {
+                continue;
+            }
+            if let Some((t, k)) = shared.stealers[victim].steal_batch_and_pop(&self.local) {
+                self.counters().steal(k);
+                return Some(t);
+            }
+        }
+        self.next_background()
+    }
+
     fn next_task(&self) -> Option<Notified<Handle>> {
         if countdown(&self.until_event, self.shared().event_interval) {
             self.poll_driver_on_interval();
+        }
+        if countdown(&self.until_background, self.shared().background_interval) {
+            // The background share (module docs): one background task before normal work.
+            if let Some(t) = self.next_background() {
+                return Some(t);
+            }
         }
         if countdown(&self.until_global, self.shared().global_queue_interval) {
             if let Some(t) = self.shared().injector.pop() {
@@ -380,7 +498,11 @@ impl WorkerContext {
             self.counters().remote_schedule();
             return Some(t);
         }
-        self.lifo().take().inspect(|_| self.counters().lifo_hit())
+        if let Some(t) = self.lifo().take() {
+            self.counters().lifo_hit();
+            return Some(t);
+        }
+        self.normal_then_background()
     }
 
     fn next_rand(&self, n: usize) -> usize {
@@ -424,6 +546,27 @@ impl WorkerContext {
                 self.counters().remote_schedule();
                 return Some(t);
             }
+            // No normal work anywhere: background work, the same way, if there ever was any.
+            let bg = shared.has_background();
+            for i in 0..n {
+                let victim = (start + i) % n;
+                if !bg || victim == self.index || shared.bg_stealers[victim].is_empty() {
+                    continue;
+                }
+                if let Some((t, n)) = shared.bg_stealers[victim].steal_batch_and_pop(&self.bg_local)
+                {
+                    self.counters().steal(n);
+                    if let Some(tr) = self.trace.as_ref().filter(|_| rt_core::OBSERVE) {
+                        tr.steal(victim);
+                    }
+                    return Some(t);
+                }
+            }
+            if bg {
+                if let Some(t) = self.next_background() {
+                    return Some(t);
+                }
+            }
             if shared.is_shutdown() {
                 return None;
             }
@@ -448,7 +591,7 @@ impl WorkerContext {
 
     fn park(&self, parker: &Parker) {
         let shared = self.shared();
-        if !self.local.is_empty() {
+        if !self.local.is_empty() || !self.bg_local.is_empty() {
             return;
         }
         let was_searching = self.is_searching.replace(false);
@@ -546,7 +689,7 @@ impl WorkerContext {
         // of this shard took before we got it would otherwise leave us blocked.
         let notified = || !shared.idle.is_parked(self.index) || self.reclaimed();
         // For auto-advance of a paused clock: nothing anywhere can make progress.
-        let all_idle = || self.lifo_is_empty() && self.local.is_empty() && shared.all_idle();
+        let all_idle = || self.queues_empty() && shared.all_idle();
         let mut drove = driver.try_drive_idle(self.shard, timeout, &notified, &all_idle);
         let mut tries = 0;
         while !drove && self.owns_shard && tries < OWN_SHARD_TRIES && driver.is_running() {
@@ -564,10 +707,10 @@ impl WorkerContext {
         if !drove {
             return Drove::Busy;
         }
-        let mut no_work = self.lifo_is_empty() && self.local.is_empty();
+        let mut no_work = self.queues_empty();
         if no_work && watching {
             self.watch_others(driver, true);
-            no_work = self.lifo_is_empty() && self.local.is_empty();
+            no_work = self.queues_empty();
         }
         if no_work {
             return if shared.idle.is_parked(self.index) {
@@ -578,7 +721,7 @@ impl WorkerContext {
         }
         // The events woke tasks onto this worker: leave the sleepers ourselves, not searching.
         if shared.idle.unpark_worker_by_id(self.index) == UnparkById::Unparked {
-            if !self.local.is_empty() {
+            if !self.local.is_empty() || !self.bg_local.is_empty() {
                 // More than the LIFO slot's one task: the notify `push_local` held back
                 // during the turn, now that it cannot pick us.
                 shared.notify_parked();
@@ -650,6 +793,11 @@ impl WorkerContext {
         self.lifo().is_empty()
     }
 
+    /// The LIFO slot and both local queues are empty.
+    fn queues_empty(&self) -> bool {
+        self.lifo_is_empty() && self.local.is_empty() && self.bg_local.is_empty()
+    }
+
     /// Out of work: polls the IO driver without blocking, if no other thread is driving it,
     /// and returns a task the events woke onto this worker.
     fn poll_driver_when_out_of_work(&self) -> Option<Notified<Handle>> {
@@ -660,7 +808,7 @@ impl WorkerContext {
             self.counters().lifo_hit();
             return Some(t);
         }
-        self.local.pop()
+        self.local.pop().or_else(|| self.bg_local.pop())
     }
 
     /// Every `event_interval` ticks: let IO and timers in even while this worker is busy; and

@@ -203,7 +203,7 @@ impl WorkerTrace {
             Kind::PollStart,
             id,
             loc as *const Location<'static> as u64,
-            0,
+            poll_flags(false, task.priority()),
         );
         task.run();
         self.push(Kind::PollEnd, id, 0, 0);
@@ -227,6 +227,12 @@ impl Drop for Parked<'_> {
     fn drop(&mut self) {
         self.0.push(Kind::Unpark, 0, 0, 0);
     }
+}
+
+/// `PollStart`'s `b`: bit 0, the poll is nested in another on its track; bit 1, the task is
+/// background (the writer prints its priority).
+fn poll_flags(nested: bool, priority: rt_core::task::Priority) -> u32 {
+    u32::from(nested) | (u32::from(priority.is_background()) << 1)
 }
 
 /// The events of a spawn: the spawn, then the name's chunks.
@@ -440,7 +446,12 @@ impl Recorder {
         let depth = POLL_DEPTH.try_with(|d| d.replace(d.get() + 1)).unwrap_or(0);
         self.push_remote(
             role,
-            &[self.event(Kind::PollStart, id, loc, u32::from(depth > 0))],
+            &[self.event(
+                Kind::PollStart,
+                id,
+                loc,
+                poll_flags(depth > 0, task.priority()),
+            )],
         );
         // Restores the depth even if the poll unwinds (a panic the harness did not catch).
         struct Depth(u32);

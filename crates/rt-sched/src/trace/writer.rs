@@ -13,7 +13,7 @@
 //!
 //! What it writes:
 //! - `M` `thread_name` per track (workers are tracks `0..n`, other threads from 1000);
-//! - one `X` per poll: task id, name, spawn location, poll number, `Ready`/`Pending`;
+//! - one `X` per poll: task id, name, spawn location, poll number, priority, `Ready`/`Pending`;
 //! - a flow (`s` on the spawning or waking track, `f` with `"bp":"e"` inside the poll) from each
 //!   spawn to the task's first poll and from each wake to the poll it causes; a spawn or wake
 //!   made outside any poll gets a 1 ns `X` marker for its flow to start from;
@@ -65,6 +65,8 @@ struct Open {
     start: u64,
     loc: u64,
     poll: u32,
+    /// The task is background (`PollStart`'s flags).
+    background: bool,
     /// The task completed during this poll.
     ready: bool,
     /// Where the flow into this poll starts: (raw ts, track, spawn?).
@@ -291,6 +293,11 @@ impl Writer {
         b.extend_from_slice(loc);
         b.extend_from_slice(b"\",\"poll\":");
         num(b, u64::from(o.poll));
+        b.extend_from_slice(if o.background {
+            b",\"task.priority\":\"background\""
+        } else {
+            b",\"task.priority\":\"normal\""
+        });
         b.extend_from_slice(if o.ready {
             b",\"result\":\"Ready\"}}"
         } else {
@@ -388,7 +395,7 @@ impl Writer {
                     }
                 }
                 let stack = self.open.entry(track).or_default();
-                if e.b == 0 {
+                if e.b & 1 == 0 {
                     // Not nested: what is still open here had its end dropped, and is forgotten.
                     stack.clear();
                 }
@@ -397,6 +404,7 @@ impl Writer {
                     start: e.ts,
                     loc: e.a,
                     poll,
+                    background: e.b & 2 != 0,
                     ready: false,
                     flow,
                     nested: Vec::new(),

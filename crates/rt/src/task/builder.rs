@@ -1,15 +1,16 @@
-//! [`Builder`]: spawning a task with a name (tokio's `tokio::task::Builder`).
+//! [`Builder`]: spawning a task with a name and a priority (tokio's `tokio::task::Builder`).
 
 use std::future::Future;
 use std::io;
 use std::panic::Location;
 
-use rt_core::task::{JoinHandle, SpawnMeta};
+use rt_core::task::{JoinHandle, Priority, SpawnMeta};
 
 use crate::Handle;
 
-/// Configures a task before spawning it: for now its name, which shows in
-/// [`JoinHandle::name`], task dumps and tracing. The name is copied at spawn.
+/// Configures a task before spawning it: its name, which shows in [`JoinHandle::name`], task
+/// dumps and tracing (copied at spawn), and its [`Priority`] ("Priorities" in the
+/// [module docs](super)).
 ///
 /// Every spawn function records its caller's location (`#[track_caller]`), named or not.
 ///
@@ -27,6 +28,7 @@ use crate::Handle;
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Builder<'a> {
     name: Option<&'a str>,
+    priority: Option<Priority>,
 }
 
 impl<'a> Builder<'a> {
@@ -37,12 +39,41 @@ impl<'a> Builder<'a> {
 
     /// Names the task.
     pub fn name(&self, name: &'a str) -> Builder<'a> {
-        Builder { name: Some(name) }
+        Builder {
+            name: Some(name),
+            ..*self
+        }
+    }
+
+    /// Sets the task's priority (else it inherits the spawning task's; `Normal` from outside
+    /// any task). See "Priorities" in the [module docs](super).
+    ///
+    /// ```
+    /// use rt::task::Priority;
+    /// let rt = rt::Builder::new_current_thread().build()?;
+    /// rt.block_on(async {
+    ///     let h = rt::task::Builder::new()
+    ///         .priority(Priority::Background)
+    ///         .spawn(async { rt::task::current_priority() })?;
+    ///     assert_eq!(h.await.unwrap(), Priority::Background);
+    ///     Ok::<(), std::io::Error>(())
+    /// })?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn priority(&self, priority: Priority) -> Builder<'a> {
+        Builder {
+            priority: Some(priority),
+            ..*self
+        }
     }
 
     #[track_caller]
     fn meta(&self) -> SpawnMeta<'a> {
-        SpawnMeta::new(self.name, Location::caller())
+        let meta = SpawnMeta::new(self.name, Location::caller());
+        match self.priority {
+            Some(p) => meta.with_priority(p),
+            None => meta,
+        }
     }
 
     /// Spawns `future` onto the current runtime, like [`crate::spawn`].

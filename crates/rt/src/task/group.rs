@@ -275,6 +275,33 @@ impl<T, E> TaskGroup<T, E> {
         T: Send + 'static,
         E: Send + 'static,
     {
+        self.spawn_meta(future, rt_core::task::SpawnMeta::caller())
+    }
+
+    /// [`spawn`](Self::spawn) with an explicit priority ("Priorities" in the
+    /// [module docs](super)); `spawn` inherits the spawning task's.
+    ///
+    /// # Panics
+    /// Outside a runtime.
+    #[track_caller]
+    pub fn spawn_with_priority<F>(&self, priority: super::Priority, future: F) -> AbortHandle
+    where
+        F: Future<Output = Result<T, E>> + Send + 'static,
+        T: Send + 'static,
+        E: Send + 'static,
+    {
+        self.spawn_meta(
+            future,
+            rt_core::task::SpawnMeta::caller().with_priority(priority),
+        )
+    }
+
+    fn spawn_meta<F>(&self, future: F, meta: rt_core::task::SpawnMeta<'_>) -> AbortHandle
+    where
+        F: Future<Output = Result<T, E>> + Send + 'static,
+        T: Send + 'static,
+        E: Send + 'static,
+    {
         let handle = Handle::current();
         let index = {
             let mut st = self.shared.state.lock().unwrap();
@@ -284,13 +311,16 @@ impl<T, E> TaskGroup<T, E> {
             st.live += 1;
             st.values.len() - 1
         };
-        let join = handle.spawn(Wrapper {
-            fut: future,
-            record: Some(Record {
-                shared: Some(self.shared.clone()),
-                index,
-            }),
-        });
+        let join = handle.spawn_with(
+            Wrapper {
+                fut: future,
+                record: Some(Record {
+                    shared: Some(self.shared.clone()),
+                    index,
+                }),
+            },
+            meta,
+        );
         let abort = join.into_abort_handle();
         let abort_now = {
             let mut st = self.shared.state.lock().unwrap();

@@ -307,6 +307,35 @@ impl<T> JoinSet<T> {
         self.spawn_on(future, &Handle::current())
     }
 
+    /// Spawns `future` on the current runtime into the set with `priority` ("Priorities" in
+    /// the [module docs](super)); [`spawn`](Self::spawn) inherits the spawning task's.
+    ///
+    /// ```
+    /// use rt::task::{JoinSet, Priority};
+    /// let rt = rt::Builder::new_current_thread().build()?;
+    /// rt.block_on(async {
+    ///     let mut set = JoinSet::new();
+    ///     set.spawn_with_priority(Priority::Background, async { rt::task::current_priority() });
+    ///     assert_eq!(set.join_next().await.unwrap().unwrap(), Priority::Background);
+    /// });
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    ///
+    /// # Panics
+    /// Outside a runtime.
+    #[track_caller]
+    pub fn spawn_with_priority<F>(&mut self, priority: super::Priority, future: F) -> AbortHandle
+    where
+        F: Future<Output = T> + Send + 'static,
+        T: Send + 'static,
+    {
+        let handle = Handle::current();
+        let (key, wrapper) = self.wrap(future);
+        let meta = rt_core::task::SpawnMeta::caller().with_priority(priority);
+        let join = handle.spawn_with(wrapper, meta);
+        self.bind_join(key, join)
+    }
+
     /// Spawns `future` on the runtime of `handle` into the set.
     #[track_caller]
     pub fn spawn_on<F>(&mut self, future: F, handle: &Handle) -> AbortHandle

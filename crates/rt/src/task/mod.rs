@@ -1,11 +1,54 @@
 //! Tasks: spawning, joining, yielding.
+//!
+//! # Priorities
+//!
+//! Every task has a [`Priority`], set at spawn with [`Builder::priority`],
+//! [`JoinSet::spawn_with_priority`] or [`TaskGroup::spawn_with_priority`], and otherwise
+//! inherited from the task that spawns it (`Normal` from outside any task). One runtime then
+//! serves both latency-sensitive work and batch work, where tokio's advice is two runtimes:
+//!
+//! - a worker runs queued normal tasks before background ones, steals normal work first, and
+//!   turns its IO reactor before it starts a background poll;
+//! - a background poll runs in time slices ([`crate::Builder::background_time_slice`], 100 µs
+//!   by default): past its slice, while normal work waits (queued, or IO ready on the worker's
+//!   reactor), its next budget check — [`consume_budget`], [`yield_if_needed`], or any rt
+//!   future that spends the budget — returns `Pending`, so the worker serves that work and the
+//!   background task resumes afterwards;
+//! - background work keeps a share of the workers that normal work keeps busy
+//!   ([`crate::Builder::background_interval`]), so it never starves.
+//!
+//! A wake never changes a priority: the task is queued with its own, whoever wakes it. CPU
+//! work that never reaches a budget check cannot be sliced: it is a stall, and with
+//! [`crate::Builder::stall_threshold`] set the stall report names its priority and the stalled
+//! worker's take-over serves its normal work first. A normal task waiting on a lock, a channel
+//! or a join that a background task holds up waits for that background task's next poll
+//! (priority inversion; rt lends no priority): keep what latency-sensitive tasks need out of
+//! the long stretches of background work. The task dump ([`crate::Runtime::dump`]) and the
+//! trace file show each task's priority.
+//!
+//! ```
+//! use rt::task::Priority;
+//! let rt = rt::Builder::new_multi_thread().worker_threads(2).build()?;
+//! rt.block_on(async {
+//!     let batch = rt::task::Builder::new()
+//!         .priority(Priority::Background)
+//!         .spawn(async {
+//!             // Spawned from a background task: background too.
+//!             rt::spawn(async { rt::task::current_priority() }).await.unwrap()
+//!         })?;
+//!     assert_eq!(batch.await.unwrap(), Priority::Background);
+//!     assert_eq!(rt::task::current_priority(), Priority::Normal);
+//!     Ok::<(), std::io::Error>(())
+//! })?;
+//! # Ok::<(), std::io::Error>(())
+//! ```
 
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-pub use rt_core::coop::consume_budget;
-pub use rt_core::task::{id, try_id, AbortHandle, Id, JoinError, JoinHandle};
+pub use rt_core::coop::{consume_budget, current_priority, yield_if_needed};
+pub use rt_core::task::{id, try_id, AbortHandle, Id, JoinError, JoinHandle, Priority};
 
 pub use crate::{spawn, spawn_blocking};
 mod builder;
