@@ -329,6 +329,60 @@ impl Semaphore {
         })
     }
 
+    /// [`acquire`](Semaphore::acquire) from a thread that is not driving tasks (a plain thread,
+    /// a `spawn_blocking` closure), parking it until a permit is free. As tokio's
+    /// `blocking_acquire`.
+    ///
+    /// # Panics
+    /// On a runtime worker thread or inside `block_on`: use `acquire().await` there.
+    ///
+    /// ```
+    /// let sem = rt_sync::Semaphore::new(1);
+    /// let permit = sem.blocking_acquire().unwrap();
+    /// assert_eq!(sem.available_permits(), 0);
+    /// drop(permit);
+    /// assert_eq!(sem.available_permits(), 1);
+    /// ```
+    #[track_caller]
+    pub fn blocking_acquire(&self) -> Result<SemaphorePermit<'_>, AcquireError> {
+        crate::block_on::block_on("Semaphore::blocking_acquire", self.acquire())
+    }
+
+    /// [`acquire_many`](Semaphore::acquire_many) from a thread that is not driving tasks.
+    ///
+    /// # Panics
+    /// On a runtime worker thread or inside `block_on`: use `acquire_many(n).await` there.
+    #[track_caller]
+    pub fn blocking_acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, AcquireError> {
+        crate::block_on::block_on("Semaphore::blocking_acquire_many", self.acquire_many(n))
+    }
+
+    /// [`acquire_owned`](Semaphore::acquire_owned) from a thread that is not driving tasks.
+    ///
+    /// # Panics
+    /// On a runtime worker thread or inside `block_on`: use `acquire_owned().await` there.
+    #[track_caller]
+    pub fn blocking_acquire_owned(self: Arc<Self>) -> Result<OwnedSemaphorePermit, AcquireError> {
+        crate::block_on::block_on("Semaphore::blocking_acquire_owned", self.acquire_owned())
+    }
+
+    /// [`acquire_many_owned`](Semaphore::acquire_many_owned) from a thread that is not driving
+    /// tasks.
+    ///
+    /// # Panics
+    /// On a runtime worker thread or inside `block_on`: use `acquire_many_owned(n).await`
+    /// there.
+    #[track_caller]
+    pub fn blocking_acquire_many_owned(
+        self: Arc<Self>,
+        n: u32,
+    ) -> Result<OwnedSemaphorePermit, AcquireError> {
+        crate::block_on::block_on(
+            "Semaphore::blocking_acquire_many_owned",
+            self.acquire_many_owned(n),
+        )
+    }
+
     /// The future behind every acquire: resolves once `n` permits belong to the caller, who then
     /// owes a [`Semaphore::release`] of `n`.
     pub(crate) fn acquire_raw(&self, n: usize) -> Acquire<'_> {
@@ -612,7 +666,12 @@ pub struct SemaphorePermit<'a> {
     permits: u32,
 }
 
-impl SemaphorePermit<'_> {
+impl<'a> SemaphorePermit<'a> {
+    /// The semaphore this permit came from.
+    pub fn semaphore(&self) -> &'a Semaphore {
+        self.sem
+    }
+
     /// Keeps the permits out of the semaphore for good (they are not released on drop).
     pub fn forget(mut self) {
         self.permits = 0;

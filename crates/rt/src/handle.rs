@@ -22,6 +22,10 @@ pub(crate) struct RuntimeInner {
     pub(crate) panic: Option<Arc<crate::unhandled::PanicState>>,
     /// What `LocalSet`s driven in this runtime report to (its dump, its trace).
     pub(crate) locals: Arc<rt_sched::local::Observer>,
+    /// `Builder::name`.
+    pub(crate) name: Option<String>,
+    /// This runtime's id, unique in the process.
+    pub(crate) id: crate::runtime_id::Id,
 }
 
 /// A handle to a runtime: spawns onto it from any thread. `Send + Sync`, cheap to clone.
@@ -148,6 +152,26 @@ impl Handle {
             Scheduler::MultiThread(_) => crate::runtime::RuntimeFlavor::MultiThread,
             Scheduler::CurrentThread(_) => crate::runtime::RuntimeFlavor::CurrentThread,
         }
+    }
+
+    /// The name given with [`Builder::name`](crate::Builder::name), if any (tokio's
+    /// `Handle::name`).
+    pub fn name(&self) -> Option<&str> {
+        self.inner.name.as_deref()
+    }
+
+    /// This runtime's id: unique among the runtimes of this process, the same through every
+    /// handle of one runtime (tokio's `Handle::id`).
+    ///
+    /// ```
+    /// let a = rt::Builder::new_current_thread().build()?;
+    /// let b = rt::Builder::new_current_thread().build()?;
+    /// assert_eq!(a.handle().id(), a.handle().clone().id());
+    /// assert_ne!(a.handle().id(), b.handle().id());
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn id(&self) -> crate::runtime::Id {
+        self.inner.id
     }
 
     /// Every live task of this runtime: id, name, spawn location, state, and where kept poll

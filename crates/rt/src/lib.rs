@@ -33,6 +33,7 @@ mod macros;
 mod paused;
 pub mod process;
 pub mod runtime;
+mod runtime_id;
 pub mod signal;
 mod stall;
 pub mod stream;
@@ -51,7 +52,7 @@ pub use unhandled::UnhandledPanic;
 
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::macros::{thread_rng_n, Disabled, MaybeDone, Out};
+    pub use crate::macros::{thread_rng_n, Disabled, JoinRotator, MaybeDone, Out};
     pub use rt_macros::select_clean_pattern;
 }
 

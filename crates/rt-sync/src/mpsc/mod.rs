@@ -95,7 +95,7 @@ use crate::semaphore::Semaphore;
 
 use self::ring::{Ring, RING_MAX};
 
-pub use self::bounded::{OwnedPermit, Permit, Receiver, Sender, WeakSender};
+pub use self::bounded::{OwnedPermit, Permit, PermitIterator, Receiver, Sender, WeakSender};
 pub use self::unbounded::{UnboundedReceiver, UnboundedSender, WeakUnboundedSender};
 
 /// A bounded channel with room for `buffer` values: `send` waits while it is full.

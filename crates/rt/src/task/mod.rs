@@ -4,7 +4,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-pub use rt_core::coop::consume_budget;
+pub mod coop;
+pub use coop::{consume_budget, unconstrained, Unconstrained};
 pub use rt_core::task::{id, try_id, AbortHandle, Id, JoinError, JoinHandle};
 
 pub use crate::{spawn, spawn_blocking};
