@@ -21,6 +21,7 @@ pub(crate) mod raw_socket;
 pub mod tcp;
 mod udp;
 pub mod unix;
+mod unwind;
 
 pub use tcp::{TcpListener, TcpSocket, TcpStream};
 pub use udp::UdpSocket;

@@ -465,3 +465,28 @@ impl<T> Drop for Rx<T> {
         }
     }
 }
+
+// The handles are `UnwindSafe` and `RefUnwindSafe` whatever `T` is, as tokio's: the channel's
+// state changes by single atomic operations or under the queue's lock, and a value is moved
+// into or out of the queue whole, so a panic never leaves a value or a count half-updated for
+// the other side to see.
+macro_rules! unwind_safe {
+    ($($t:ident $(<$l:lifetime>)?),*) => {
+        $(
+            impl<$($l,)? T> std::panic::UnwindSafe for $t<$($l,)? T> {}
+            impl<$($l,)? T> std::panic::RefUnwindSafe for $t<$($l,)? T> {}
+        )*
+    };
+}
+
+unwind_safe!(
+    Sender,
+    Receiver,
+    Permit<'a>,
+    PermitIterator<'a>,
+    OwnedPermit,
+    WeakSender,
+    UnboundedSender,
+    UnboundedReceiver,
+    WeakUnboundedSender
+);
