@@ -17,6 +17,7 @@ pub use addr::TestResolver;
 pub use addr::{lookup_host, ToSocketAddrs};
 #[macro_use]
 mod halves;
+mod conv;
 pub(crate) mod raw_socket;
 pub mod tcp;
 mod udp;

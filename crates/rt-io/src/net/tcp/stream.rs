@@ -142,6 +142,12 @@ impl TcpStream {
         raw_socket::set_linger(self, linger)
     }
 
+    /// Sets `SO_LINGER` to zero (tokio's `set_zero_linger`): dropping the stream then resets
+    /// the connection instead of closing it gracefully.
+    pub fn set_zero_linger(&self) -> io::Result<()> {
+        raw_socket::set_linger(self, Some(Duration::ZERO))
+    }
+
     /// The `SO_LINGER` of this stream (`None`: off).
     pub fn linger(&self) -> io::Result<Option<Duration>> {
         raw_socket::linger(self)
