@@ -9,6 +9,7 @@
 //! | `crate`          | a path in a string literal (`"my_rt"`) | `::rt`                                     |
 //! | `unhandled_panic`| `"ignore"` or `"shutdown_runtime"`     | `ignore` (the builder's own)               |
 //! | `start_paused`   | `true` or `false`                      | `false` (the builder's own)                |
+//! | `name`           | the runtime's name, a string literal   | none (`Builder::name`)                     |
 //!
 //! `worker_threads` is only accepted with the `multi_thread` flavor, whether that flavor was named or is the
 //! default. `start_paused` is accepted with both flavours (tokio takes it with `current_thread` only: rt's
@@ -71,6 +72,8 @@ pub(crate) struct Config {
     pub(crate) unhandled_panic: Option<&'static str>,
     /// `Some(b)` only when the attribute names `start_paused = b`.
     pub(crate) start_paused: Option<bool>,
+    /// `Some(name)` only when the attribute names `name = "..."`: `Builder::name`.
+    pub(crate) name: Option<LitStr>,
 }
 
 impl fmt::Debug for Config {
@@ -81,6 +84,7 @@ impl fmt::Debug for Config {
             .field("crate_path", &path_text(&self.crate_path))
             .field("unhandled_panic", &self.unhandled_panic)
             .field("start_paused", &self.start_paused)
+            .field("name", &self.name.as_ref().map(LitStr::value))
             .finish()
     }
 }
@@ -106,6 +110,7 @@ struct Options {
     crate_path: Option<syn::Path>,
     unhandled_panic: Option<&'static str>,
     start_paused: Option<bool>,
+    name: Option<LitStr>,
 }
 
 impl Options {
@@ -172,6 +177,14 @@ impl Options {
                     }
                 }
             }
+            "name" => {
+                let lit = string_value(kind, meta, "name = \"my-runtime\"")?;
+                if lit.value().trim().is_empty() {
+                    let msg = "the runtime `name` must not be empty";
+                    return Err(syn::Error::new_spanned(&lit, msg));
+                }
+                set_once(&mut self.name, lit, meta)
+            }
             "crate" => {
                 let lit = string_value(kind, meta, "crate = \"my_rt\"")?;
                 let path = lit.parse::<syn::Path>().map_err(|_| {
@@ -187,7 +200,7 @@ impl Options {
                         kind.attribute(&format!("flavor = \"{}\"", flavor.name()))
                     ),
                     _ => format!(
-                        "unknown option `{name}`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused` or `crate`"
+                        "unknown option `{name}`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused`, `name` or `crate`"
                     ),
                 };
                 Err(syn::Error::new_spanned(meta.path(), msg))
@@ -215,6 +228,7 @@ impl Options {
             crate_path: self.crate_path.unwrap_or_else(default_crate_path),
             unhandled_panic: self.unhandled_panic,
             start_paused: self.start_paused,
+            name: self.name,
         })
     }
 }
@@ -395,15 +409,15 @@ mod tests {
     fn unknown_option_is_named() {
         assert_eq!(
             main_error(quote!(foo = 1)),
-            "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused` or `crate`"
+            "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused`, `name` or `crate`"
         );
         assert_eq!(
             main_error(quote!(foo)),
-            "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused` or `crate`"
+            "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused`, `name` or `crate`"
         );
         assert_eq!(
             main_error(quote!(a::flavor = "multi_thread")),
-            "unknown option `a::flavor`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused` or `crate`"
+            "unknown option `a::flavor`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused`, `name` or `crate`"
         );
     }
 
@@ -522,7 +536,7 @@ mod tests {
         assert_eq!(
             messages,
             [
-                "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused` or `crate`",
+                "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused`, `name` or `crate`",
                 "unknown runtime flavor `x`: expected `current_thread` or `multi_thread`",
                 "`worker_threads` must be at least 1",
             ]

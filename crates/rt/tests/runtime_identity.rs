@@ -38,3 +38,8 @@ fn ids_are_per_runtime() {
     assert_eq!(inside, a.handle().id());
     assert_ne!(a.handle().id().to_string(), b.handle().id().to_string());
 }
+
+#[rt::test(name = "from-the-attribute")]
+async fn the_test_attribute_names_the_runtime() {
+    assert_eq!(rt::Handle::current().name(), Some("from-the-attribute"));
+}
