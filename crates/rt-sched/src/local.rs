@@ -274,7 +274,8 @@ where
 /// [`spawn_local`] with an explicit name and spawn location.
 ///
 /// # Panics
-/// As [`spawn_local`].
+/// As [`spawn_local`]; the panic names the caller's location.
+#[track_caller]
 pub fn spawn_local_with<F>(future: F, meta: SpawnMeta<'_>) -> JoinHandle<F::Output>
 where
     F: Future + 'static,
@@ -313,21 +314,55 @@ impl<F: Future> Future for RunUntil<'_, F> {
         // SAFETY: `future` is structurally pinned: it is never moved out of `self`; `set` is a
         // plain reference.
         let this = unsafe { self.get_unchecked_mut() };
-        let handle = &this.set.handle;
-        let shared = &handle.shared;
-        let _enter = Enter::new(handle);
+        let _enter = Enter::new(&this.set.handle);
         this.set.attach();
-        {
-            let mut w = shared.waker.lock().unwrap();
-            if !w.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
-                *w = Some(cx.waker().clone());
-            }
-        }
+        this.set.register_waker(cx);
         // SAFETY: see above.
         let fut = unsafe { Pin::new_unchecked(&mut this.future) };
         if let Poll::Ready(out) = fut.poll(cx) {
             return Poll::Ready(out);
         }
+        this.set.run_queued(cx);
+        Poll::Pending
+    }
+}
+
+impl LocalSet {
+    /// The set as a future of its own (tokio's `impl Future for LocalSet`): runs its queued
+    /// tasks, and is `Ready` once none of its tasks is live.
+    pub fn poll_all(&self, cx: &mut Context<'_>) -> Poll<()> {
+        let _enter = Enter::new(&self.handle);
+        self.attach();
+        self.register_waker(cx);
+        self.run_queued(cx);
+        if self.live_tasks() == 0 {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    }
+
+    /// Makes this set the one [`spawn_local`] spawns onto on this thread until the guard is
+    /// dropped (tokio's `LocalSet::enter`). The tasks still run only while the set is driven.
+    pub fn enter(&self) -> LocalEnterGuard {
+        LocalEnterGuard {
+            _enter: Enter::new(&self.handle),
+            _not_send: PhantomData,
+        }
+    }
+
+    /// Wakes from other threads (and spawns from outside) wake `cx`'s task from now on.
+    fn register_waker(&self, cx: &Context<'_>) {
+        let mut w = self.handle.shared.waker.lock().unwrap();
+        if !w.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+            *w = Some(cx.waker().clone());
+        }
+    }
+
+    /// Runs up to `BUDGET` queued tasks; with work left after that, wakes `cx`'s task so the
+    /// outer scheduler runs others first and then comes back.
+    fn run_queued(&self, cx: &Context<'_>) {
+        let shared = &self.handle.shared;
         let ran = if !rt_core::OBSERVE {
             run_tasks(shared, None, None)
         } else {
@@ -343,11 +378,22 @@ impl<F: Future> Future for RunUntil<'_, F> {
                 ran
             })
         };
-        // Out of budget with work left: let the outer scheduler run others, then come back.
         if ran == BUDGET && shared.queue.has_work() {
             cx.waker().wake_by_ref();
         }
-        Poll::Pending
+    }
+}
+
+/// The guard of [`LocalSet::enter`]: while it lives, [`spawn_local`] on this thread spawns onto
+/// that set. Restores what was current before when dropped. `!Send`.
+pub struct LocalEnterGuard {
+    _enter: Enter,
+    _not_send: PhantomData<*const ()>,
+}
+
+impl std::fmt::Debug for LocalEnterGuard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalEnterGuard").finish_non_exhaustive()
     }
 }
 

@@ -8,10 +8,11 @@
 //! The ring, the positions and the waiters sit under one short lock; each `recv` clones its value
 //! under it. A `send` wakes every waiting receiver, after releasing the lock.
 //!
-//! As in tokio, each value counts the receivers that have yet to see it (those alive when it was
-//! sent): the last of them takes the value out of the ring instead of cloning it, and a receiver
-//! that is dropped gives up its claim on every value it has not read. So a value does not outlive
-//! its last reader, and [`Sender::len`] counts the values some receiver still waits to read.
+//! As in tokio, the ring's length is `capacity` rounded up to a power of two, and each value
+//! counts the receivers that have yet to see it (those alive when it was sent): once the last of
+//! them has its clone, the ring lets go of the value, and a receiver that is dropped gives up its
+//! claim on every value it has not read. So a value does not outlive its last reader, and
+//! [`Sender::len`] counts the values some receiver still waits to read.
 //! A receiver's position moves past a value before the value is cloned, so a `Clone` that panics
 //! loses that value for that receiver instead of making it retry forever. Wakers and values are
 //! never dropped under the lock (a waker's or a value's `Drop` may send on the channel).
@@ -49,11 +50,13 @@ use crate::notify::Notify;
 /// Wakers woken per lock release when a send wakes many receivers.
 const WAKE_BATCH: usize = 32;
 
-/// Creates a broadcast channel keeping the last `capacity` values.
+/// Creates a broadcast channel keeping the last `capacity` values (rounded up to a power of
+/// two, as tokio's).
 ///
 /// # Panics
 ///
-/// If `capacity` is 0.
+/// If `capacity` is 0 or above `usize::MAX / 2`; the panic names the caller's location.
+#[track_caller]
 pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
     let tx = Sender::new(capacity);
     let rx = tx.subscribe();
@@ -292,9 +295,15 @@ impl<T> Sender<T> {
     ///
     /// # Panics
     ///
-    /// If `capacity` is 0.
+    /// If `capacity` is 0 or above `usize::MAX / 2`.
+    #[track_caller]
     pub fn new(capacity: usize) -> Sender<T> {
         assert!(capacity > 0, "broadcast channel capacity must be positive");
+        assert!(
+            capacity <= usize::MAX >> 1,
+            "broadcast channel capacity exceeded `usize::MAX / 2`"
+        );
+        let capacity = capacity.next_power_of_two();
         Sender {
             shared: Arc::new(Shared {
                 state: Mutex::new(State {
@@ -363,7 +372,11 @@ impl<T: Clone> Receiver<T> {
     /// Receives the next value if there is one now.
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
         let mut state = self.shared.lock();
-        match read(&mut self.next, &mut state) {
+        let mut freed = None;
+        let r = read(&mut self.next, &mut state, &mut freed);
+        drop(state);
+        drop(freed);
+        match r {
             Some(r) => r.map_err(|e| match e {
                 RecvError::Closed => TryRecvError::Closed,
                 RecvError::Lagged(n) => TryRecvError::Lagged(n),
@@ -373,8 +386,13 @@ impl<T: Clone> Receiver<T> {
     }
 }
 
-/// Reads at `*next`; `None` when nothing is there yet.
-fn read<T: Clone>(next: &mut u64, state: &mut State<T>) -> Option<Result<T, RecvError>> {
+/// Reads at `*next`; `None` when nothing is there yet. A value this read was the last reader of
+/// leaves the ring into `freed`, for the caller to drop after releasing the lock.
+fn read<T: Clone>(
+    next: &mut u64,
+    state: &mut State<T>,
+    freed: &mut Option<T>,
+) -> Option<Result<T, RecvError>> {
     if *next < state.head {
         let missed = state.head - *next;
         *next = state.head;
@@ -386,15 +404,14 @@ fn read<T: Clone>(next: &mut u64, state: &mut State<T>) -> Option<Result<T, Recv
         let slot = &mut state.ring[(*next - state.head) as usize];
         *next += 1;
         slot.rem -= 1;
-        let value = if slot.rem == 0 {
+        if slot.rem == 0 {
             state.queued -= 1;
-            slot.val.take()
-        } else {
-            slot.val.clone()
-        };
-        return Some(Ok(
-            value.expect("a value is kept while a receiver has yet to read it")
-        ));
+            *freed = slot.val.take();
+        }
+        // Cloned even by the last reader, as in tokio: `Clone` runs once per receiver.
+        let kept = freed.as_ref().or(slot.val.as_ref());
+        let value = kept.expect("a value is kept while a receiver has yet to read it");
+        return Some(Ok(value.clone()));
     }
     if state.closed {
         return Some(Err(RecvError::Closed));
@@ -530,13 +547,14 @@ impl<T: Clone> Future for RecvFuture<'_, T> {
         let coop = std::task::ready!(coop::poll_proceed(cx));
         let Receiver { shared, next } = &mut *this.rx;
         let mut state = shared.lock();
-        if let Some(r) = read(next, &mut state) {
+        let mut freed = None;
+        if let Some(r) = read(next, &mut state, &mut freed) {
             let old = this
                 .waiting
                 .take()
                 .and_then(|key| state.waiters.remove(key));
             drop(state);
-            drop(old);
+            drop((old, freed));
             coop.made_progress();
             return Poll::Ready(r);
         }

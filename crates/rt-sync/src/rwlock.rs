@@ -59,10 +59,12 @@ impl<T> RwLock<T> {
     /// # Panics
     ///
     /// If `max_reads` is 0 or above [`MAX_READS`].
+    #[track_caller]
     pub fn with_max_readers(value: T, max_reads: u32) -> RwLock<T> {
+        assert!(max_reads > 0, "a RwLock may not be created with 0 readers");
         assert!(
-            max_reads > 0 && max_reads <= MAX_READS,
-            "an RwLock allows 1 to {MAX_READS} readers, not {max_reads}"
+            max_reads <= MAX_READS,
+            "a RwLock may not be created with more than {MAX_READS} readers"
         );
         RwLock {
             s: Semaphore::new(max_reads as usize),
@@ -99,9 +101,10 @@ impl<T> RwLock<T> {
     #[cfg(not(loom))]
     #[track_caller]
     pub const fn const_with_max_readers(value: T, max_reads: u32) -> RwLock<T> {
+        assert!(max_reads > 0, "a RwLock may not be created with 0 readers");
         assert!(
-            max_reads > 0 && max_reads <= MAX_READS,
-            "an RwLock allows 1 to MAX_READS readers"
+            max_reads <= MAX_READS,
+            "a RwLock may not be created with more than MAX_READS readers"
         );
         RwLock {
             s: Semaphore::const_new(max_reads as usize),

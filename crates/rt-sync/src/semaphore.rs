@@ -271,7 +271,7 @@ impl Semaphore {
         self.acquire_raw(n as usize).await?;
         Ok(SemaphorePermit {
             sem: self,
-            permits: n,
+            permits: n as usize,
         })
     }
 
@@ -285,7 +285,7 @@ impl Semaphore {
         self.try_acquire_raw(n as usize)?;
         Ok(SemaphorePermit {
             sem: self,
-            permits: n,
+            permits: n as usize,
         })
     }
 
@@ -308,7 +308,7 @@ impl Semaphore {
         self.acquire_raw(n as usize).await?;
         Ok(OwnedSemaphorePermit {
             sem: self,
-            permits: n,
+            permits: n as usize,
         })
     }
 
@@ -325,7 +325,7 @@ impl Semaphore {
         self.try_acquire_raw(n as usize)?;
         Ok(OwnedSemaphorePermit {
             sem: self,
-            permits: n,
+            permits: n as usize,
         })
     }
 
@@ -663,7 +663,7 @@ impl fmt::Debug for Acquire<'_> {
 #[must_use = "dropping the permit releases it at once"]
 pub struct SemaphorePermit<'a> {
     sem: &'a Semaphore,
-    permits: u32,
+    permits: usize,
 }
 
 impl<'a> SemaphorePermit<'a> {
@@ -679,7 +679,7 @@ impl<'a> SemaphorePermit<'a> {
 
     /// How many permits this holds.
     pub fn num_permits(&self) -> usize {
-        self.permits as usize
+        self.permits
     }
 
     /// Takes `other`'s permits into this one; they are released together.
@@ -687,6 +687,7 @@ impl<'a> SemaphorePermit<'a> {
     /// # Panics
     ///
     /// If `other` came from another semaphore.
+    #[track_caller]
     pub fn merge(&mut self, mut other: Self) {
         assert!(
             std::ptr::eq(self.sem, other.sem),
@@ -698,7 +699,7 @@ impl<'a> SemaphorePermit<'a> {
     /// Moves `n` of this one's permits into a new permit; `None` (and nothing moved) if it holds
     /// fewer than `n`.
     pub fn split(&mut self, n: usize) -> Option<Self> {
-        let n = u32::try_from(n).ok().filter(|&n| n <= self.permits)?;
+        let n = Some(n).filter(|&n| n <= self.permits)?;
         self.permits -= n;
         Some(SemaphorePermit {
             sem: self.sem,
@@ -709,7 +710,7 @@ impl<'a> SemaphorePermit<'a> {
 
 impl Drop for SemaphorePermit<'_> {
     fn drop(&mut self) {
-        self.sem.release(self.permits as usize);
+        self.sem.release(self.permits);
     }
 }
 
@@ -725,7 +726,7 @@ impl fmt::Debug for SemaphorePermit<'_> {
 #[must_use = "dropping the permit releases it at once"]
 pub struct OwnedSemaphorePermit {
     sem: Arc<Semaphore>,
-    permits: u32,
+    permits: usize,
 }
 
 impl OwnedSemaphorePermit {
@@ -736,7 +737,7 @@ impl OwnedSemaphorePermit {
 
     /// How many permits this holds.
     pub fn num_permits(&self) -> usize {
-        self.permits as usize
+        self.permits
     }
 
     /// The semaphore the permits came from.
@@ -749,6 +750,7 @@ impl OwnedSemaphorePermit {
     /// # Panics
     ///
     /// If `other` came from another semaphore.
+    #[track_caller]
     pub fn merge(&mut self, mut other: Self) {
         assert!(
             Arc::ptr_eq(&self.sem, &other.sem),
@@ -760,7 +762,7 @@ impl OwnedSemaphorePermit {
     /// Moves `n` of this one's permits into a new permit; `None` (and nothing moved) if it holds
     /// fewer than `n`.
     pub fn split(&mut self, n: usize) -> Option<Self> {
-        let n = u32::try_from(n).ok().filter(|&n| n <= self.permits)?;
+        let n = Some(n).filter(|&n| n <= self.permits)?;
         self.permits -= n;
         Some(OwnedSemaphorePermit {
             sem: self.sem.clone(),
@@ -771,7 +773,7 @@ impl OwnedSemaphorePermit {
 
 impl Drop for OwnedSemaphorePermit {
     fn drop(&mut self) {
-        self.sem.release(self.permits as usize);
+        self.sem.release(self.permits);
     }
 }
 

@@ -1,6 +1,6 @@
 //! broadcast values belong to the receivers that have yet to read them, as in tokio:
-//! `Sender::len` counts those values, the last reader takes the value (it is not kept, or
-//! cloned, any longer), and a dropped receiver gives up its claim on what it did not read.
+//! `Sender::len` counts those values, the ring lets go of a value once its last reader has its
+//! clone, and a dropped receiver gives up its claim on what it did not read.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -37,11 +37,12 @@ fn len_counts_values_some_receiver_has_yet_to_read() {
 
 #[test]
 fn overwritten_values_leave_the_count() {
-    let (tx, _rx) = broadcast::channel::<u32>(2);
-    for i in 0..5 {
+    // A capacity of 3 keeps 4 values: rounded up to a power of two, as tokio's.
+    let (tx, _rx) = broadcast::channel::<u32>(3);
+    for i in 0..6 {
         tx.send(i).unwrap();
     }
-    assert_eq!(tx.len(), 2);
+    assert_eq!(tx.len(), 4);
 }
 
 #[test]
@@ -52,8 +53,14 @@ fn a_value_is_dropped_once_its_last_receiver_reads_it() {
     tx.send(Counted(drops.clone())).unwrap();
     drop(rx1.try_recv().unwrap());
     assert_eq!(drops.load(Ordering::SeqCst), 1, "rx1's clone");
-    drop(rx2.try_recv().unwrap());
-    assert_eq!(drops.load(Ordering::SeqCst), 2, "no copy stays in the ring");
+    let last = rx2.try_recv().unwrap();
+    assert_eq!(
+        drops.load(Ordering::SeqCst),
+        2,
+        "the ring let go of its copy"
+    );
+    drop(last);
+    assert_eq!(drops.load(Ordering::SeqCst), 3);
 }
 
 #[test]

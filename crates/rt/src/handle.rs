@@ -189,6 +189,14 @@ impl Handle {
     }
 }
 
+// As tokio's: a panic caught around runtime calls leaves the runtime as usable as a task's
+// panic does (the scheduler, the pools and the reactor keep no half-updated state a later call
+// could see). The compiler cannot see that through the hooks (`dyn Fn`) and cells inside.
+impl std::panic::UnwindSafe for Handle {}
+impl std::panic::RefUnwindSafe for Handle {}
+impl std::panic::UnwindSafe for crate::Runtime {}
+impl std::panic::RefUnwindSafe for crate::Runtime {}
+
 /// Why [`Handle::try_current`] found no runtime (tokio's `TryCurrentError`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TryCurrentError {

@@ -130,3 +130,26 @@ fn tos_and_tclass_round_trip() {
         }
     });
 }
+
+#[test]
+fn unix_abstract_names_and_addr_forms() {
+    use std::os::linux::net::SocketAddrExt;
+    support::current_thread().block_on(async {
+        let name = format!("rt-test-{}", std::process::id());
+        let listener = rt::net::UnixListener::bind(format!("\0{name}")).unwrap();
+        let client = rt::net::UnixStream::connect(format!("\0{name}"))
+            .await
+            .unwrap();
+        let (_server, _) = listener.accept().await.unwrap();
+        assert!(client.peer_addr().unwrap().as_abstract_name().is_some());
+
+        let addr = std::os::unix::net::SocketAddr::from_abstract_name(format!("{name}-2")).unwrap();
+        let listener = rt::net::UnixListener::bind_addr(&addr).unwrap();
+        let client = rt::net::UnixStream::connect_addr(&addr).await.unwrap();
+        let (_server, _) = listener.accept().await.unwrap();
+        assert_eq!(
+            client.peer_addr().unwrap().as_abstract_name(),
+            Some(format!("{name}-2").as_bytes())
+        );
+    });
+}

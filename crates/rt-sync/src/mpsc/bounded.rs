@@ -128,11 +128,7 @@ impl<T> Sender<T> {
         match self.slots().try_acquire_raw(1) {
             Ok(()) => {}
             Err(TryAcquireError::Closed) => return Err(SendError(())),
-            Err(TryAcquireError::NoPermits) => {
-                if self.slots().acquire_raw(1).await.is_err() {
-                    return Err(SendError(()));
-                }
-            }
+            Err(TryAcquireError::NoPermits) => self.wait_for_slots(1).await?,
         }
         self.permit_for_slot().ok_or(SendError(()))
     }
@@ -173,11 +169,7 @@ impl<T> Sender<T> {
         match self.slots().try_acquire_raw(n) {
             Ok(()) => {}
             Err(TryAcquireError::Closed) => return Err(SendError(())),
-            Err(TryAcquireError::NoPermits) => {
-                if self.slots().acquire_raw(n).await.is_err() {
-                    return Err(SendError(()));
-                }
-            }
+            Err(TryAcquireError::NoPermits) => self.wait_for_slots(n).await?,
         }
         self.permits_for_slots(n).ok_or(SendError(()))
     }
@@ -197,6 +189,31 @@ impl<T> Sender<T> {
         self.permits_for_slots(n).ok_or(TrySendError::Closed(()))
     }
 
+    /// Waits for `n` slots. Failing or cancelled, it wakes a closed receiver that may be
+    /// waiting for the slot the wait gave back (`Shared::slot_wait_abandoned`).
+    async fn wait_for_slots(&self, n: usize) -> Result<(), SendError<()>> {
+        struct Abandoned<'a, T> {
+            shared: &'a Shared<T>,
+            armed: bool,
+        }
+        impl<T> Drop for Abandoned<'_, T> {
+            fn drop(&mut self) {
+                if self.armed {
+                    self.shared.slot_wait_abandoned();
+                }
+            }
+        }
+        // Declared before the wait, so on cancellation it drops after the wait has given its
+        // slots back.
+        let mut abandoned = Abandoned {
+            shared: &self.shared,
+            armed: true,
+        };
+        let acquired = self.slots().acquire_raw(n).await;
+        abandoned.armed = acquired.is_err();
+        acquired.map_err(|_| SendError(()))
+    }
+
     /// With `n` slots taken: counts `n` sends in flight (rule 1), or gives every slot back.
     fn permits_for_slots(&self, n: usize) -> Option<PermitIterator<'_, T>> {
         for begun in 0..n {
@@ -205,6 +222,7 @@ impl<T> Sender<T> {
                     self.shared.drop_permit();
                 }
                 self.shared.release_slots(n - begun);
+                self.shared.slot_wait_abandoned();
                 return None;
             }
         }
@@ -217,6 +235,8 @@ impl<T> Sender<T> {
             Some(Permit { sender: self })
         } else {
             self.shared.release_slots(1);
+            // The slot may be the last one a closed receiver waits for.
+            self.shared.slot_wait_abandoned();
             None
         }
     }

@@ -204,11 +204,13 @@ impl<T> Shared<T> {
         true
     }
 
-    /// A permit (or send) may begin: always on the ring (its slot semaphore is closed with the
-    /// receiver, and the receiver counts permits out, module docs); rule 1 on the locked queue.
+    /// A permit (or send) may begin: on the ring unless the receiver has closed (its slot
+    /// semaphore is closed with the receiver and the receiver counts permits out, module docs;
+    /// the check only refuses a slot the semaphore assigned before the close, as tokio's
+    /// `reserve` does); rule 1 on the locked queue.
     fn begin_permit(&self) -> bool {
         match &self.queue {
-            Queue::Ring(_) => true,
+            Queue::Ring(_) => !self.is_closed(),
             Queue::Locked(_) => self.begin_send(),
         }
     }
@@ -225,6 +227,15 @@ impl<T> Shared<T> {
                 self.end_send();
                 self.release_slots(1);
             }
+        }
+    }
+
+    /// A `reserve` that waited for slots ended without a permit (it failed on the closed
+    /// channel, or was cancelled): any slot the semaphore had assigned it is back now, which
+    /// may be the last one a closed ring's receiver waits for (`ring_done`), so it is woken.
+    fn slot_wait_abandoned(&self) {
+        if let (Queue::Ring(ring), true) = (&self.queue, self.is_closed()) {
+            ring.wake_receiver();
         }
     }
 

@@ -18,7 +18,7 @@ pub use group::{GroupError, PanicPayload, TaskGroup};
 
 mod local;
 mod task_local;
-pub use local::{spawn_local, LocalSet, RunUntil};
+pub use local::{spawn_local, LocalEnterGuard, LocalSet, RunUntil};
 pub use task_local::{AccessError, LocalKey, TaskLocalFuture};
 
 /// Runs `f`, which may block the thread (a synchronous call, a lock held long, CPU-heavy
