@@ -153,3 +153,14 @@ fn unix_abstract_names_and_addr_forms() {
         );
     });
 }
+
+#[test]
+fn quickack_round_trip() {
+    support::current_thread().block_on(async {
+        let (a, _b) = pair().await;
+        a.set_quickack(true).unwrap();
+        assert!(a.quickack().unwrap());
+        a.set_quickack(false).unwrap();
+        assert!(!a.quickack().unwrap());
+    });
+}
