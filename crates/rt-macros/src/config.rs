@@ -4,7 +4,7 @@
 //!
 //! | option           | value                                  | default                                    |
 //! |------------------|----------------------------------------|--------------------------------------------|
-//! | `flavor`         | `"current_thread"` or `"multi_thread"` | main: multi_thread; test: current_thread   |
+//! | `flavor`         | `"current_thread"`, `"multi_thread"` or `"local"` (a `LocalRuntime`) | main: multi_thread; test: current_thread |
 //! | `worker_threads` | an integer literal, at least 1         | the builder's own                          |
 //! | `crate`          | a path in a string literal (`"my_rt"`) | `::rt`                                     |
 //! | `unhandled_panic`| `"ignore"` or `"shutdown_runtime"`     | `ignore` (the builder's own)               |
@@ -34,6 +34,9 @@ pub(crate) enum Flavor {
     CurrentThread,
     /// `Builder::new_multi_thread()`: a pool of work-stealing workers.
     MultiThread,
+    /// `Builder::new_current_thread().build_local(..)`: a `LocalRuntime`, whose thread runs
+    /// `!Send` tasks too.
+    Local,
 }
 
 impl Flavor {
@@ -42,19 +45,20 @@ impl Flavor {
         match self {
             Flavor::CurrentThread => "current_thread",
             Flavor::MultiThread => "multi_thread",
+            Flavor::Local => "local",
         }
     }
 
     /// The `Builder` constructor for this flavor.
     pub(crate) fn constructor(self) -> &'static str {
         match self {
-            Flavor::CurrentThread => "new_current_thread",
+            Flavor::CurrentThread | Flavor::Local => "new_current_thread",
             Flavor::MultiThread => "new_multi_thread",
         }
     }
 
     fn from_name(name: &str) -> Option<Flavor> {
-        [Flavor::CurrentThread, Flavor::MultiThread]
+        [Flavor::CurrentThread, Flavor::MultiThread, Flavor::Local]
             .into_iter()
             .find(|flavor| flavor.name() == name)
     }
@@ -121,7 +125,7 @@ impl Options {
                 let lit = string_value(kind, meta, "flavor = \"multi_thread\"")?;
                 let flavor = Flavor::from_name(&lit.value()).ok_or_else(|| {
                     let msg = format!(
-                        "unknown runtime flavor `{}`: expected `current_thread` or `multi_thread`",
+                        "unknown runtime flavor `{}`: expected `current_thread`, `multi_thread` or `local`",
                         lit.value()
                     );
                     syn::Error::new_spanned(&lit, msg)
@@ -211,7 +215,7 @@ impl Options {
     fn finish(self, kind: EntryKind) -> syn::Result<Config> {
         let flavor = self.flavor.unwrap_or(kind.default_flavor());
         let worker_threads = match (flavor, self.worker_threads) {
-            (Flavor::CurrentThread, Some((count, meta))) => {
+            (Flavor::CurrentThread | Flavor::Local, Some((count, meta))) => {
                 let msg = format!(
                     "the `worker_threads` option requires the `multi_thread` flavor: use `{}`",
                     kind.attribute(&format!(
@@ -437,7 +441,7 @@ mod tests {
     fn unknown_flavor_is_named() {
         assert_eq!(
             main_error(quote!(flavor = "single")),
-            "unknown runtime flavor `single`: expected `current_thread` or `multi_thread`"
+            "unknown runtime flavor `single`: expected `current_thread`, `multi_thread` or `local`"
         );
     }
 
@@ -537,7 +541,7 @@ mod tests {
             messages,
             [
                 "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused`, `name` or `crate`",
-                "unknown runtime flavor `x`: expected `current_thread` or `multi_thread`",
+                "unknown runtime flavor `x`: expected `current_thread`, `multi_thread` or `local`",
                 "`worker_threads` must be at least 1",
             ]
         );

@@ -156,6 +156,12 @@ fn generate(kind: EntryKind, function: ItemFn, config: &Config) -> TokenStream {
         .start_paused
         .map(|paused| quote!(.start_paused(#paused)));
     let name = config.name.as_ref().map(|name| quote!(.name(#name)));
+    let build = match config.flavor {
+        Flavor::Local => {
+            quote!(.build_local(#crate_path::runtime::LocalOptions::default()))
+        }
+        Flavor::CurrentThread | Flavor::MultiThread => quote!(.build()),
+    };
     let test_attr = (kind == EntryKind::Test).then(|| quote!(#[::core::prelude::v1::test]));
     rewrap(function, test_attr, |body, end| {
         let runtime = Ident::new("runtime", end);
@@ -167,7 +173,7 @@ fn generate(kind: EntryKind, function: ItemFn, config: &Config) -> TokenStream {
                 #unhandled_panic
                 #start_paused
                 #name
-                .build()
+                #build
                 .expect("failed to build the rt runtime");
             #run
         }
@@ -307,6 +313,23 @@ mod tests {
             ),
         );
         assert!(text.contains(". start_paused (true) . build ()"), "{text}");
+    }
+
+    #[test]
+    fn local_flavor_builds_a_local_runtime() {
+        let text = expand_text(
+            EntryKind::Test,
+            quote!(flavor = "local"),
+            quote!(
+                async fn t() {}
+            ),
+        );
+        assert!(
+            text.contains(
+                "new_current_thread () . build_local (:: rt :: runtime :: LocalOptions :: default ())"
+            ),
+            "{text}"
+        );
     }
 
     #[test]

@@ -435,6 +435,25 @@ impl Builder {
         self
     }
 
+    /// Builds a [`LocalRuntime`](crate::runtime::LocalRuntime): a current-thread runtime
+    /// whose `block_on` thread runs `!Send` tasks too (tokio's `build_local`).
+    ///
+    /// # Panics
+    /// On a builder made by [`Builder::new_multi_thread`]: local tasks need the one thread of
+    /// the current-thread flavour.
+    #[track_caller]
+    pub fn build_local(
+        &mut self,
+        options: crate::runtime::LocalOptions,
+    ) -> io::Result<crate::runtime::LocalRuntime> {
+        drop(options);
+        assert!(
+            self.flavor == Flavor::CurrentThread,
+            "build_local needs a current-thread builder: use Builder::new_current_thread()"
+        );
+        Ok(crate::runtime::LocalRuntime::from_runtime(self.build()?))
+    }
+
     /// Starts the runtime: its reactor (one shard per worker, or the `rt-io` thread with
     /// [`Builder::reactor_thread`]), and for multi-thread its workers.
     pub fn build(&mut self) -> io::Result<Runtime> {

@@ -29,6 +29,7 @@ mod flavor;
 pub mod fs;
 mod handle;
 pub mod io;
+mod local_runtime;
 mod macros;
 mod paused;
 pub mod process;

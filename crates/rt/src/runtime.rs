@@ -13,6 +13,7 @@ use crate::context;
 pub use crate::context::EnterGuard;
 pub use crate::flavor::RuntimeFlavor;
 pub use crate::handle::{Handle, TryCurrentError};
+pub use crate::local_runtime::{LocalOptions, LocalRuntime};
 pub use crate::metrics::RuntimeMetrics;
 pub use crate::runtime_id::Id;
 pub use crate::unhandled::UnhandledPanic;
