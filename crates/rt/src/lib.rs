@@ -41,6 +41,7 @@ pub mod stream;
 pub mod task;
 mod trace_file;
 mod unhandled;
+mod worker_index;
 
 pub use builder::Builder;
 pub use context::EnterGuard;

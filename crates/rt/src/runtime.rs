@@ -17,6 +17,7 @@ pub use crate::local_runtime::{LocalOptions, LocalRuntime};
 pub use crate::metrics::RuntimeMetrics;
 pub use crate::runtime_id::Id;
 pub use crate::unhandled::UnhandledPanic;
+pub use crate::worker_index::worker_index;
 pub use crate::Builder;
 pub use rt_io::is_rt_shutdown_err;
 
