@@ -444,9 +444,8 @@ impl Builder {
     #[track_caller]
     pub fn build_local(
         &mut self,
-        options: crate::runtime::LocalOptions,
+        _options: crate::runtime::LocalOptions,
     ) -> io::Result<crate::runtime::LocalRuntime> {
-        drop(options);
         assert!(
             self.flavor == Flavor::CurrentThread,
             "build_local needs a current-thread builder: use Builder::new_current_thread()"
