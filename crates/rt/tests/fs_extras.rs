@@ -86,6 +86,11 @@ fn set_times_from_raw_fd_and_max_buf_size() {
 
         let mut file = rt::fs::File::open(&path).await.unwrap();
         file.set_max_buf_size(2);
+        assert_eq!(
+            file.try_clone().await.unwrap().max_buf_size(),
+            2,
+            "a clone keeps it"
+        );
         let mut buf = [0; 8];
         assert_eq!(
             file.read(&mut buf).await.unwrap(),

@@ -1,6 +1,6 @@
 //! Misuse panics name the caller's line, not a line inside rt (`#[track_caller]`), as tokio's:
-//! `spawn_local` outside a `LocalSet` and `JoinError::into_panic` on a cancellation. One test,
-//! since the panic hook it swaps is process-wide.
+//! `spawn_local` outside a `LocalSet`, `JoinError::into_panic` on a cancellation and
+//! `task::id()` outside a task. One test, since the panic hook it swaps is process-wide.
 
 use std::sync::{Arc, Mutex};
 
@@ -39,4 +39,14 @@ fn misuse_panics_point_at_the_caller() {
         drop(err.into_panic());
     });
     assert_eq!(got, (file!().to_string(), expected), "into_panic");
+
+    let expected = line!() + 2;
+    let got = panic_location(|| {
+        rt::task::id();
+    });
+    assert_eq!(
+        got,
+        (file!().to_string(), expected),
+        "task::id outside a task"
+    );
 }

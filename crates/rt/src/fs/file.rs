@@ -379,7 +379,7 @@ impl File {
     /// When `max_buf_size` is 0.
     #[track_caller]
     pub fn set_max_buf_size(&mut self, max_buf_size: usize) {
-        assert!(max_buf_size > 0, "the maximum buffer size must be positive");
+        assert!(max_buf_size > 0, "`max_buf_size` must be greater than 0");
         let inner = self.inner.get_mut().unwrap_or_else(|e| e.into_inner());
         inner.max_buf_size = max_buf_size;
     }
@@ -458,11 +458,17 @@ impl File {
         asyncify(move || std.set_permissions(perm)).await
     }
 
-    /// A second handle to the same open file (sharing its position).
+    /// A second handle to the same open file (sharing its position), with the same
+    /// [`max_buf_size`](File::max_buf_size).
     pub async fn try_clone(&self) -> io::Result<File> {
         self.settle().await?;
         let std = self.std.clone();
-        asyncify(move || std.try_clone()).await.map(File::from_std)
+        let max_buf_size = self.max_buf_size();
+        let mut clone = asyncify(move || std.try_clone())
+            .await
+            .map(File::from_std)?;
+        clone.set_max_buf_size(max_buf_size);
+        Ok(clone)
     }
 
     /// The std file, after any operation in flight ended (its error is dropped: flush first
