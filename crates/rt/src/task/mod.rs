@@ -61,9 +61,10 @@ where
                 });
             assert!(
                 !on_current_thread,
-                "rt::task::block_in_place cannot be called on a current_thread runtime (its only \
-                 thread would block every task): use `rt::task::spawn_blocking(f).await` instead, \
-                 or build the runtime with `rt::Builder::new_multi_thread()`"
+                "rt::task::block_in_place can call blocking only when running on the \
+                 multi-threaded runtime (a current_thread runtime's only thread would block every \
+                 task): use `rt::task::spawn_blocking(f).await` instead, or build the runtime \
+                 with `rt::Builder::new_multi_thread()`"
             );
             // Blocking is allowed here (outside a worker, or nested): run it.
             let prev = rt_core::driving::set_driving(false);
