@@ -281,14 +281,14 @@ fn slice_has_budget() -> bool {
 #[inline]
 pub fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
     let r = CURRENT_BUDGET.try_with(|c| match c.get() {
-        None => Poll::Ready(RestoreOnPending(None)),
+        None => Poll::Ready(RestoreOnPending(Cell::new(None))),
         // A background poll's slice spends its own unit; a unit spent on an operation that
         // ends up waiting is not given back (the slice's count is only its own yield point).
-        Some(0) if slice_proceeds(true) => Poll::Ready(RestoreOnPending(None)),
+        Some(0) if slice_proceeds(true) => Poll::Ready(RestoreOnPending(Cell::new(None))),
         Some(0) => Poll::Pending,
         Some(n) => {
             c.set(Some(n - 1));
-            Poll::Ready(RestoreOnPending(Some(n)))
+            Poll::Ready(RestoreOnPending(Cell::new(Some(n))))
         }
     });
     match r {
@@ -297,26 +297,27 @@ pub fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
             Poll::Pending
         }
         Ok(ready) => ready,
-        Err(_) => Poll::Ready(RestoreOnPending(None)),
+        Err(_) => Poll::Ready(RestoreOnPending(Cell::new(None))),
     }
 }
 
 /// Gives a budget unit back when dropped, unless the operation made progress.
 #[derive(Debug)]
 #[must_use = "call `made_progress` when the operation completed"]
-pub struct RestoreOnPending(Option<u8>);
+pub struct RestoreOnPending(Cell<Option<u8>>);
 
 impl RestoreOnPending {
-    /// The operation completed: keep the unit spent.
+    /// The operation completed: keep the unit spent. Takes `&self`, as tokio's does, so a
+    /// guard held in a loop can be marked more than once.
     #[inline]
-    pub fn made_progress(mut self) {
-        self.0 = None;
+    pub fn made_progress(&self) {
+        self.0.set(None);
     }
 }
 
 impl Drop for RestoreOnPending {
     fn drop(&mut self) {
-        if let Some(n) = self.0 {
+        if let Some(n) = self.0.get() {
             let _ = CURRENT_BUDGET.try_with(|c| {
                 if c.get().is_some() {
                     c.set(Some(n));

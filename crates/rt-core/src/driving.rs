@@ -26,10 +26,12 @@ pub fn set_driving(driving: bool) -> bool {
 #[track_caller]
 pub fn assert_may_block(what: &str) {
     if is_driving() {
+        // Opens with tokio's sentence, which ported code may match on.
         panic!(
-            "{what} called from inside an rt runtime (a worker thread, or a thread already in \
-             block_on): it would block the thread that drives tasks. Use `.await` instead, or \
-             run blocking code with rt::spawn_blocking."
+            "Cannot block the current thread from within a runtime: {what} called from inside \
+             an rt runtime (a worker thread, or a thread already in block_on): it would block \
+             the thread that drives tasks. Use `.await` instead, or run blocking code with \
+             rt::spawn_blocking."
         );
     }
 }

@@ -274,8 +274,8 @@ impl Handle {
     /// The error every IO operation returns once the reactor stopped.
     pub(crate) fn stopped_error(&self) -> io::Error {
         match self.inner.state.load(Ordering::Acquire) {
-            GONE => io::Error::other("rt-io reactor thread is gone"),
-            _ => io::Error::other("rt-io reactor has shut down"),
+            GONE => crate::stopped::Stopped::Gone.into_io(),
+            _ => crate::stopped::Stopped::ShutDown.into_io(),
         }
     }
 

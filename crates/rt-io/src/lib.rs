@@ -60,10 +60,12 @@ pub mod scheduled_io;
 #[doc(hidden)]
 pub mod shard_word;
 mod slab;
+mod stopped;
 mod syscall;
 pub mod time;
 mod worker_driver;
 
 pub use driver::{BlockingSpawner, Driver};
 pub use handle::{EnterGuard, Handle};
+pub use stopped::is_rt_shutdown_err;
 pub use worker_driver::WorkerDriver;

@@ -4,11 +4,12 @@
 //!
 //! | option           | value                                  | default                                    |
 //! |------------------|----------------------------------------|--------------------------------------------|
-//! | `flavor`         | `"current_thread"` or `"multi_thread"` | main: multi_thread; test: current_thread   |
+//! | `flavor`         | `"current_thread"`, `"multi_thread"` or `"local"` (a `LocalRuntime`) | main: multi_thread; test: current_thread |
 //! | `worker_threads` | an integer literal, at least 1         | the builder's own                          |
 //! | `crate`          | a path in a string literal (`"my_rt"`) | `::rt`                                     |
 //! | `unhandled_panic`| `"ignore"` or `"shutdown_runtime"`     | `ignore` (the builder's own)               |
 //! | `start_paused`   | `true` or `false`                      | `false` (the builder's own)                |
+//! | `name`           | the runtime's name, a string literal   | none (`Builder::name`)                     |
 //!
 //! `worker_threads` is only accepted with the `multi_thread` flavor, whether that flavor was named or is the
 //! default. `start_paused` is accepted with both flavours (tokio takes it with `current_thread` only: rt's
@@ -33,6 +34,9 @@ pub(crate) enum Flavor {
     CurrentThread,
     /// `Builder::new_multi_thread()`: a pool of work-stealing workers.
     MultiThread,
+    /// `Builder::new_current_thread().build_local(..)`: a `LocalRuntime`, whose thread runs
+    /// `!Send` tasks too.
+    Local,
 }
 
 impl Flavor {
@@ -41,19 +45,20 @@ impl Flavor {
         match self {
             Flavor::CurrentThread => "current_thread",
             Flavor::MultiThread => "multi_thread",
+            Flavor::Local => "local",
         }
     }
 
     /// The `Builder` constructor for this flavor.
     pub(crate) fn constructor(self) -> &'static str {
         match self {
-            Flavor::CurrentThread => "new_current_thread",
+            Flavor::CurrentThread | Flavor::Local => "new_current_thread",
             Flavor::MultiThread => "new_multi_thread",
         }
     }
 
     fn from_name(name: &str) -> Option<Flavor> {
-        [Flavor::CurrentThread, Flavor::MultiThread]
+        [Flavor::CurrentThread, Flavor::MultiThread, Flavor::Local]
             .into_iter()
             .find(|flavor| flavor.name() == name)
     }
@@ -71,6 +76,8 @@ pub(crate) struct Config {
     pub(crate) unhandled_panic: Option<&'static str>,
     /// `Some(b)` only when the attribute names `start_paused = b`.
     pub(crate) start_paused: Option<bool>,
+    /// `Some(name)` only when the attribute names `name = "..."`: `Builder::name`.
+    pub(crate) name: Option<LitStr>,
 }
 
 impl fmt::Debug for Config {
@@ -81,6 +88,7 @@ impl fmt::Debug for Config {
             .field("crate_path", &path_text(&self.crate_path))
             .field("unhandled_panic", &self.unhandled_panic)
             .field("start_paused", &self.start_paused)
+            .field("name", &self.name.as_ref().map(LitStr::value))
             .finish()
     }
 }
@@ -106,6 +114,7 @@ struct Options {
     crate_path: Option<syn::Path>,
     unhandled_panic: Option<&'static str>,
     start_paused: Option<bool>,
+    name: Option<LitStr>,
 }
 
 impl Options {
@@ -116,7 +125,7 @@ impl Options {
                 let lit = string_value(kind, meta, "flavor = \"multi_thread\"")?;
                 let flavor = Flavor::from_name(&lit.value()).ok_or_else(|| {
                     let msg = format!(
-                        "unknown runtime flavor `{}`: expected `current_thread` or `multi_thread`",
+                        "unknown runtime flavor `{}`: expected `current_thread`, `multi_thread` or `local`",
                         lit.value()
                     );
                     syn::Error::new_spanned(&lit, msg)
@@ -172,6 +181,14 @@ impl Options {
                     }
                 }
             }
+            "name" => {
+                let lit = string_value(kind, meta, "name = \"my-runtime\"")?;
+                if lit.value().trim().is_empty() {
+                    let msg = "the runtime `name` must not be empty";
+                    return Err(syn::Error::new_spanned(&lit, msg));
+                }
+                set_once(&mut self.name, lit, meta)
+            }
             "crate" => {
                 let lit = string_value(kind, meta, "crate = \"my_rt\"")?;
                 let path = lit.parse::<syn::Path>().map_err(|_| {
@@ -187,7 +204,7 @@ impl Options {
                         kind.attribute(&format!("flavor = \"{}\"", flavor.name()))
                     ),
                     _ => format!(
-                        "unknown option `{name}`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused` or `crate`"
+                        "unknown option `{name}`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused`, `name` or `crate`"
                     ),
                 };
                 Err(syn::Error::new_spanned(meta.path(), msg))
@@ -198,7 +215,7 @@ impl Options {
     fn finish(self, kind: EntryKind) -> syn::Result<Config> {
         let flavor = self.flavor.unwrap_or(kind.default_flavor());
         let worker_threads = match (flavor, self.worker_threads) {
-            (Flavor::CurrentThread, Some((count, meta))) => {
+            (Flavor::CurrentThread | Flavor::Local, Some((count, meta))) => {
                 let msg = format!(
                     "the `worker_threads` option requires the `multi_thread` flavor: use `{}`",
                     kind.attribute(&format!(
@@ -215,6 +232,7 @@ impl Options {
             crate_path: self.crate_path.unwrap_or_else(default_crate_path),
             unhandled_panic: self.unhandled_panic,
             start_paused: self.start_paused,
+            name: self.name,
         })
     }
 }
@@ -395,15 +413,15 @@ mod tests {
     fn unknown_option_is_named() {
         assert_eq!(
             main_error(quote!(foo = 1)),
-            "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused` or `crate`"
+            "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused`, `name` or `crate`"
         );
         assert_eq!(
             main_error(quote!(foo)),
-            "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused` or `crate`"
+            "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused`, `name` or `crate`"
         );
         assert_eq!(
             main_error(quote!(a::flavor = "multi_thread")),
-            "unknown option `a::flavor`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused` or `crate`"
+            "unknown option `a::flavor`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused`, `name` or `crate`"
         );
     }
 
@@ -423,7 +441,7 @@ mod tests {
     fn unknown_flavor_is_named() {
         assert_eq!(
             main_error(quote!(flavor = "single")),
-            "unknown runtime flavor `single`: expected `current_thread` or `multi_thread`"
+            "unknown runtime flavor `single`: expected `current_thread`, `multi_thread` or `local`"
         );
     }
 
@@ -522,8 +540,8 @@ mod tests {
         assert_eq!(
             messages,
             [
-                "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused` or `crate`",
-                "unknown runtime flavor `x`: expected `current_thread` or `multi_thread`",
+                "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused`, `name` or `crate`",
+                "unknown runtime flavor `x`: expected `current_thread`, `multi_thread` or `local`",
                 "`worker_threads` must be at least 1",
             ]
         );

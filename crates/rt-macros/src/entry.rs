@@ -155,6 +155,13 @@ fn generate(kind: EntryKind, function: ItemFn, config: &Config) -> TokenStream {
     let start_paused = config
         .start_paused
         .map(|paused| quote!(.start_paused(#paused)));
+    let name = config.name.as_ref().map(|name| quote!(.name(#name)));
+    let build = match config.flavor {
+        Flavor::Local => {
+            quote!(.build_local(#crate_path::runtime::LocalOptions::default()))
+        }
+        Flavor::CurrentThread | Flavor::MultiThread => quote!(.build()),
+    };
     let test_attr = (kind == EntryKind::Test).then(|| quote!(#[::core::prelude::v1::test]));
     rewrap(function, test_attr, |body, end| {
         let runtime = Ident::new("runtime", end);
@@ -165,7 +172,8 @@ fn generate(kind: EntryKind, function: ItemFn, config: &Config) -> TokenStream {
                 #worker_threads
                 #unhandled_panic
                 #start_paused
-                .build()
+                #name
+                #build
                 .expect("failed to build the rt runtime");
             #run
         }
@@ -305,6 +313,35 @@ mod tests {
             ),
         );
         assert!(text.contains(". start_paused (true) . build ()"), "{text}");
+    }
+
+    #[test]
+    fn local_flavor_builds_a_local_runtime() {
+        let text = expand_text(
+            EntryKind::Test,
+            quote!(flavor = "local"),
+            quote!(
+                async fn t() {}
+            ),
+        );
+        assert!(
+            text.contains(
+                "new_current_thread () . build_local (:: rt :: runtime :: LocalOptions :: default ())"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn name_reaches_the_builder() {
+        let text = expand_text(
+            EntryKind::Test,
+            quote!(name = "ingest"),
+            quote!(
+                async fn t() {}
+            ),
+        );
+        assert!(text.contains(". name (\"ingest\") . build ()"), "{text}");
     }
 
     #[test]
@@ -490,7 +527,7 @@ mod tests {
             [
                 "the `async` keyword is missing from the function declaration",
                 "the main function cannot accept arguments",
-                "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused` or `crate`",
+                "unknown option `foo`: expected `flavor`, `worker_threads`, `unhandled_panic`, `start_paused`, `name` or `crate`",
             ]
         );
     }

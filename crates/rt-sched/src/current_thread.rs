@@ -296,6 +296,7 @@ impl CurrentThread {
             }
         }
         let guard = PutBack(shared, Some(parker));
+        let _drives = DrivesHere::enter();
         self.start_monitor();
         // Dropped before `guard`: the stamp is this thread's to write until the parker goes
         // back.
@@ -591,4 +592,32 @@ impl Handle {
             self.shared.unpark();
         }
     }
+}
+
+rt_core::sync::thread_local! {
+    /// Whether this thread drives a current-thread scheduler now (inside `block_on`, holding
+    /// its parker).
+    static DRIVES_HERE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Marks this thread as driving a current-thread scheduler while it lives.
+struct DrivesHere(bool);
+
+impl DrivesHere {
+    fn enter() -> DrivesHere {
+        DrivesHere(DRIVES_HERE.with(|d| d.replace(true)))
+    }
+}
+
+impl Drop for DrivesHere {
+    fn drop(&mut self) {
+        let _ = DRIVES_HERE.try_with(|d| d.set(self.0));
+    }
+}
+
+/// Whether this thread drives a current-thread scheduler now: inside its `block_on`, as the
+/// thread that holds the scheduler (tokio's `worker_index() == Some(0)`). A second thread in
+/// `block_on` that only waits for its own future does not.
+pub fn drives_here() -> bool {
+    DRIVES_HERE.try_with(|d| d.get()).unwrap_or(false)
 }

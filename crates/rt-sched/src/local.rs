@@ -82,8 +82,11 @@ impl std::fmt::Debug for Handle {
 }
 
 rt_core::sync::thread_local! {
-    /// The set being driven on this thread (inside `run_until` or the set's `Drop`).
-    static CURRENT_LOCAL_SET: RefCell<Option<Handle>> = const { RefCell::new(None) };
+    /// The set `spawn_local` spawns onto on this thread, and whether it is being driven right
+    /// now (inside its `run_until` or `poll_all`, or its `Drop`) rather than only entered
+    /// (`LocalSet::enter`). A spawn or wake on this thread skips waking the driver only while
+    /// it is being driven: the driver re-checks the queue before it returns.
+    static CURRENT_LOCAL_SET: RefCell<Option<(Handle, bool)>> = const { RefCell::new(None) };
 }
 
 /// A set of tasks that run on the thread that drives it ([`LocalSet::run_until`]); see the
@@ -110,11 +113,12 @@ impl Default for LocalSet {
 }
 
 /// Restores the previous `CURRENT_LOCAL_SET` when dropped.
-struct Enter(Option<Handle>);
+struct Enter(Option<(Handle, bool)>);
 
 impl Enter {
-    fn new(h: &Handle) -> Enter {
-        Enter(CURRENT_LOCAL_SET.with(|c| c.replace(Some(h.clone()))))
+    /// Makes `h` current; `driving` says whether its queue is being run on this thread now.
+    fn new(h: &Handle, driving: bool) -> Enter {
+        Enter(CURRENT_LOCAL_SET.with(|c| c.replace(Some((h.clone(), driving)))))
     }
 }
 
@@ -210,7 +214,7 @@ impl Drop for LocalSet {
             obs.detach(&self.handle.shared);
         }
         // On the set's own thread (it is `!Send`): every live task's future is dropped here.
-        let _enter = Enter::new(&self.handle);
+        let _enter = Enter::new(&self.handle, true);
         self.handle.close();
     }
 }
@@ -247,12 +251,13 @@ impl Handle {
         drop(self.shared.waker.lock().unwrap().take());
     }
 
-    fn is_current(&self) -> bool {
+    /// Whether this set is being driven on this thread right now.
+    fn is_driven_here(&self) -> bool {
         CURRENT_LOCAL_SET
             .try_with(|c| {
                 c.borrow()
                     .as_ref()
-                    .is_some_and(|h| Arc::ptr_eq(&h.shared, &self.shared))
+                    .is_some_and(|(h, driving)| *driving && Arc::ptr_eq(&h.shared, &self.shared))
             })
             .unwrap_or(false)
     }
@@ -274,22 +279,23 @@ where
 /// [`spawn_local`] with an explicit name and spawn location.
 ///
 /// # Panics
-/// As [`spawn_local`].
+/// As [`spawn_local`]; the panic names the caller's location.
+#[track_caller]
 pub fn spawn_local_with<F>(future: F, meta: SpawnMeta<'_>) -> JoinHandle<F::Output>
 where
     F: Future + 'static,
     F::Output: 'static,
 {
     let h = CURRENT_LOCAL_SET
-        .try_with(|c| c.borrow().clone())
+        .try_with(|c| c.borrow().as_ref().map(|(h, _)| h.clone()))
         .ok()
         .flatten();
     match h {
         Some(h) => h.spawn(future, meta),
         None => panic!(
-            "spawn_local called outside of a LocalSet: run the code inside \
-             LocalSet::run_until(..) or LocalSet::block_on(&rt, ..), or spawn with \
-             LocalSet::spawn_local"
+            "`spawn_local` called from outside of a `task::LocalSet` or `runtime::LocalRuntime`: \
+             run the code inside LocalSet::run_until(..), LocalSet::block_on(&rt, ..) or \
+             LocalRuntime::block_on(..), or spawn with LocalSet::spawn_local"
         ),
     }
 }
@@ -313,21 +319,55 @@ impl<F: Future> Future for RunUntil<'_, F> {
         // SAFETY: `future` is structurally pinned: it is never moved out of `self`; `set` is a
         // plain reference.
         let this = unsafe { self.get_unchecked_mut() };
-        let handle = &this.set.handle;
-        let shared = &handle.shared;
-        let _enter = Enter::new(handle);
+        let _enter = Enter::new(&this.set.handle, true);
         this.set.attach();
-        {
-            let mut w = shared.waker.lock().unwrap();
-            if !w.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
-                *w = Some(cx.waker().clone());
-            }
-        }
+        this.set.register_waker(cx);
         // SAFETY: see above.
         let fut = unsafe { Pin::new_unchecked(&mut this.future) };
         if let Poll::Ready(out) = fut.poll(cx) {
             return Poll::Ready(out);
         }
+        this.set.run_queued(cx);
+        Poll::Pending
+    }
+}
+
+impl LocalSet {
+    /// The set as a future of its own (tokio's `impl Future for LocalSet`): runs its queued
+    /// tasks, and is `Ready` once none of its tasks is live.
+    pub fn poll_all(&self, cx: &mut Context<'_>) -> Poll<()> {
+        let _enter = Enter::new(&self.handle, true);
+        self.attach();
+        self.register_waker(cx);
+        self.run_queued(cx);
+        if self.live_tasks() == 0 {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    }
+
+    /// Makes this set the one [`spawn_local`] spawns onto on this thread until the guard is
+    /// dropped (tokio's `LocalSet::enter`). The tasks still run only while the set is driven.
+    pub fn enter(&self) -> LocalEnterGuard {
+        LocalEnterGuard {
+            _enter: Enter::new(&self.handle, false),
+            _not_send: PhantomData,
+        }
+    }
+
+    /// Wakes from other threads (and spawns from outside) wake `cx`'s task from now on.
+    fn register_waker(&self, cx: &Context<'_>) {
+        let mut w = self.handle.shared.waker.lock().unwrap();
+        if !w.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+            *w = Some(cx.waker().clone());
+        }
+    }
+
+    /// Runs up to `BUDGET` queued tasks; with work left after that, wakes `cx`'s task so the
+    /// outer scheduler runs others first and then comes back.
+    fn run_queued(&self, cx: &Context<'_>) {
+        let shared = &self.handle.shared;
         let ran = if !rt_core::OBSERVE {
             run_tasks(shared, None, None)
         } else {
@@ -343,11 +383,22 @@ impl<F: Future> Future for RunUntil<'_, F> {
                 ran
             })
         };
-        // Out of budget with work left: let the outer scheduler run others, then come back.
         if ran == BUDGET && shared.queue.has_work() {
             cx.waker().wake_by_ref();
         }
-        Poll::Pending
+    }
+}
+
+/// The guard of [`LocalSet::enter`]: while it lives, [`spawn_local`] on this thread spawns onto
+/// that set. Restores what was current before when dropped. `!Send`.
+pub struct LocalEnterGuard {
+    _enter: Enter,
+    _not_send: PhantomData<*const ()>,
+}
+
+impl std::fmt::Debug for LocalEnterGuard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalEnterGuard").finish_non_exhaustive()
     }
 }
 
@@ -397,7 +448,7 @@ impl Handle {
         if !self.shared.queue.push(task) {
             return; // dropped set: its list has cancelled the task
         }
-        if self.is_current() {
+        if self.is_driven_here() {
             // The driver is in its poll on this thread and re-checks the queue.
             return;
         }

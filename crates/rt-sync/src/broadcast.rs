@@ -8,6 +8,15 @@
 //! The ring, the positions and the waiters sit under one short lock; each `recv` clones its value
 //! under it. A `send` wakes every waiting receiver, after releasing the lock.
 //!
+//! As in tokio, the ring's length is `capacity` rounded up to a power of two, and each value
+//! counts the receivers that have yet to see it (those alive when it was sent): once the last of
+//! them has its clone, the ring lets go of the value, and a receiver that is dropped gives up its
+//! claim on every value it has not read. So a value does not outlive its last reader, and
+//! [`Sender::len`] counts the values some receiver still waits to read.
+//! A receiver's position moves past a value before the value is cloned, so a `Clone` that panics
+//! loses that value for that receiver instead of making it retry forever. Wakers and values are
+//! never dropped under the lock (a waker's or a value's `Drop` may send on the channel).
+//!
 //! ```
 //! # use rt_core::test_support::block_on;
 //! use rt_sync::broadcast::{self, RecvError};
@@ -36,14 +45,18 @@ use rt_core::sync::{Arc, Mutex, MutexGuard};
 
 use rt_core::wait_queue::{Key, WaitQueue};
 
+use crate::notify::Notify;
+
 /// Wakers woken per lock release when a send wakes many receivers.
 const WAKE_BATCH: usize = 32;
 
-/// Creates a broadcast channel keeping the last `capacity` values.
+/// Creates a broadcast channel keeping the last `capacity` values (rounded up to a power of
+/// two, as tokio's).
 ///
 /// # Panics
 ///
-/// If `capacity` is 0.
+/// If `capacity` is 0 or above `usize::MAX / 2`; the panic names the caller's location.
+#[track_caller]
 pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
     let tx = Sender::new(capacity);
     let rx = tx.subscribe();
@@ -53,15 +66,28 @@ pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
 struct Shared<T> {
     state: Mutex<State<T>>,
     capacity: usize,
+    /// Woken when the last receiver goes, for [`Sender::closed`].
+    no_receivers: Notify,
+}
+
+/// One value in the ring.
+struct Slot<T> {
+    /// `None` once every receiver that was alive at the send has read it (or was dropped).
+    val: Option<T>,
+    /// Receivers that have yet to read it.
+    rem: usize,
 }
 
 struct State<T> {
-    ring: VecDeque<T>,
+    ring: VecDeque<Slot<T>>,
     /// Position of `ring[0]`; the next value sent gets position `head + ring.len()`.
     head: u64,
+    /// Values in the ring that some receiver has yet to read (`Sender::len`).
+    queued: usize,
     /// Every sender is gone.
     closed: bool,
     senders: usize,
+    weak_senders: usize,
     receivers: usize,
     waiters: WaitQueue<Waker>,
 }
@@ -69,6 +95,23 @@ struct State<T> {
 impl<T> State<T> {
     fn tail(&self) -> u64 {
         self.head + self.ring.len() as u64
+    }
+
+    /// A receiver at `next` goes away: it gives up its claim on every value it has not read.
+    /// Returns the values nobody waits for any more, to be dropped outside the lock.
+    fn release_from(&mut self, next: u64) -> Vec<T> {
+        let mut freed = Vec::new();
+        let from = next.max(self.head);
+        for pos in from..self.tail() {
+            // Below `tail`, so the index fits in the ring.
+            let slot = &mut self.ring[(pos - self.head) as usize];
+            slot.rem -= 1;
+            if slot.rem == 0 {
+                self.queued -= 1;
+                freed.extend(slot.val.take());
+            }
+        }
+        freed
     }
 }
 
@@ -106,6 +149,13 @@ impl<T> Shared<T> {
 
 /// The sending end; cloning adds a producer.
 pub struct Sender<T> {
+    shared: Arc<Shared<T>>,
+}
+
+/// A sender that does not keep the channel open: once every [`Sender`] is gone the receivers
+/// see [`RecvError::Closed`]. [`upgrade`](WeakSender::upgrade) it to send. As tokio's
+/// `broadcast::WeakSender`.
+pub struct WeakSender<T> {
     shared: Arc<Shared<T>>,
 }
 
@@ -158,12 +208,20 @@ impl<T> Sender<T> {
         }
         let evicted = if state.ring.len() == self.shared.capacity {
             state.head += 1;
-            state.ring.pop_front()
+            let slot = state.ring.pop_front();
+            if slot.as_ref().is_some_and(|s| s.rem > 0) {
+                state.queued -= 1;
+            }
+            slot
         } else {
             None
         };
-        state.ring.push_back(value);
         let receivers = state.receivers;
+        state.ring.push_back(Slot {
+            val: Some(value),
+            rem: receivers,
+        });
+        state.queued += 1;
         self.shared.wake_all(state);
         drop(evicted);
         Ok(receivers)
@@ -178,6 +236,57 @@ impl<T> Sender<T> {
     pub fn receiver_count(&self) -> usize {
         self.shared.lock().receivers
     }
+
+    /// Number of values queued: sent, not yet read by every receiver that was alive at the
+    /// send, and not yet overwritten. As tokio's `Sender::len`.
+    ///
+    /// ```
+    /// let (tx, mut rx1) = rt_sync::broadcast::channel(4);
+    /// let mut rx2 = tx.subscribe();
+    /// tx.send(1).unwrap();
+    /// assert_eq!(tx.len(), 1);
+    /// rx1.try_recv().unwrap();
+    /// assert_eq!(tx.len(), 1); // rx2 has yet to read it
+    /// rx2.try_recv().unwrap();
+    /// assert!(tx.is_empty());
+    /// ```
+    pub fn len(&self) -> usize {
+        self.shared.lock().queued
+    }
+
+    /// Whether no value is queued ([`len`](Sender::len) is 0).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Completes once every receiver is gone (at once if none is there now). As tokio's
+    /// `Sender::closed`.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: it takes nothing.
+    pub async fn closed(&self) {
+        loop {
+            // Created before the check, so a wake after the check is not missed.
+            let notified = self.shared.no_receivers.notified();
+            if self.shared.lock().receivers == 0 {
+                return;
+            }
+            notified.await;
+        }
+    }
+
+    /// A sender that does not keep the channel open.
+    pub fn downgrade(&self) -> WeakSender<T> {
+        self.shared.lock().weak_senders += 1;
+        WeakSender {
+            shared: self.shared.clone(),
+        }
+    }
+
+    /// Number of weak senders of this channel.
+    pub fn weak_count(&self) -> usize {
+        self.shared.lock().weak_senders
+    }
 }
 
 impl<T> Sender<T> {
@@ -186,20 +295,29 @@ impl<T> Sender<T> {
     ///
     /// # Panics
     ///
-    /// If `capacity` is 0.
+    /// If `capacity` is 0 or above `usize::MAX / 2`.
+    #[track_caller]
     pub fn new(capacity: usize) -> Sender<T> {
         assert!(capacity > 0, "broadcast channel capacity must be positive");
+        assert!(
+            capacity <= usize::MAX >> 1,
+            "broadcast channel capacity exceeded `usize::MAX / 2`"
+        );
+        let capacity = capacity.next_power_of_two();
         Sender {
             shared: Arc::new(Shared {
                 state: Mutex::new(State {
                     ring: VecDeque::with_capacity(capacity),
                     head: 0,
+                    queued: 0,
                     closed: false,
                     senders: 1,
+                    weak_senders: 0,
                     receivers: 0,
                     waiters: WaitQueue::new(),
                 }),
                 capacity,
+                no_receivers: Notify::new(),
             }),
         }
     }
@@ -254,7 +372,11 @@ impl<T: Clone> Receiver<T> {
     /// Receives the next value if there is one now.
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
         let mut state = self.shared.lock();
-        match read(&mut self.next, &mut state) {
+        let mut freed = None;
+        let r = read(&mut self.next, &mut state, &mut freed);
+        drop(state);
+        drop(freed);
+        match r {
             Some(r) => r.map_err(|e| match e {
                 RecvError::Closed => TryRecvError::Closed,
                 RecvError::Lagged(n) => TryRecvError::Lagged(n),
@@ -264,18 +386,32 @@ impl<T: Clone> Receiver<T> {
     }
 }
 
-/// Reads at `*next`; `None` when nothing is there yet.
-fn read<T: Clone>(next: &mut u64, state: &mut State<T>) -> Option<Result<T, RecvError>> {
+/// Reads at `*next`; `None` when nothing is there yet. A value this read was the last reader of
+/// leaves the ring into `freed`, for the caller to drop after releasing the lock.
+fn read<T: Clone>(
+    next: &mut u64,
+    state: &mut State<T>,
+    freed: &mut Option<T>,
+) -> Option<Result<T, RecvError>> {
     if *next < state.head {
         let missed = state.head - *next;
         *next = state.head;
         return Some(Err(RecvError::Lagged(missed)));
     }
     if *next < state.tail() {
-        // The index fits: it is below `ring.len()`.
-        let value = state.ring[(*next - state.head) as usize].clone();
+        // The index fits: it is below `ring.len()`. The position moves first, so a panicking
+        // `Clone` skips the value instead of leaving it to be retried.
+        let slot = &mut state.ring[(*next - state.head) as usize];
         *next += 1;
-        return Some(Ok(value));
+        slot.rem -= 1;
+        if slot.rem == 0 {
+            state.queued -= 1;
+            *freed = slot.val.take();
+        }
+        // Cloned even by the last reader, as in tokio: `Clone` runs once per receiver.
+        let kept = freed.as_ref().or(slot.val.as_ref());
+        let value = kept.expect("a value is kept while a receiver has yet to read it");
+        return Some(Ok(value.clone()));
     }
     if state.closed {
         return Some(Err(RecvError::Closed));
@@ -315,6 +451,51 @@ impl<T> Receiver<T> {
     pub fn sender_strong_count(&self) -> usize {
         self.shared.lock().senders
     }
+
+    /// Number of weak senders of this channel.
+    pub fn sender_weak_count(&self) -> usize {
+        self.shared.lock().weak_senders
+    }
+}
+
+impl<T> WeakSender<T> {
+    /// A [`Sender`] again, unless every sender is gone.
+    pub fn upgrade(&self) -> Option<Sender<T>> {
+        let mut state = self.shared.lock();
+        if state.senders == 0 {
+            return None;
+        }
+        state.senders += 1;
+        drop(state);
+        Some(Sender {
+            shared: self.shared.clone(),
+        })
+    }
+
+    /// Number of senders of this channel.
+    pub fn strong_count(&self) -> usize {
+        self.shared.lock().senders
+    }
+
+    /// Number of weak senders of this channel.
+    pub fn weak_count(&self) -> usize {
+        self.shared.lock().weak_senders
+    }
+}
+
+impl<T> Clone for WeakSender<T> {
+    fn clone(&self) -> Self {
+        self.shared.lock().weak_senders += 1;
+        WeakSender {
+            shared: self.shared.clone(),
+        }
+    }
+}
+
+impl<T> Drop for WeakSender<T> {
+    fn drop(&mut self) {
+        self.shared.lock().weak_senders -= 1;
+    }
 }
 
 impl<T> Clone for Sender<T> {
@@ -339,7 +520,15 @@ impl<T> Drop for Sender<T> {
 
 impl<T> Drop for Receiver<T> {
     fn drop(&mut self) {
-        self.shared.lock().receivers -= 1;
+        let mut state = self.shared.lock();
+        state.receivers -= 1;
+        let last = state.receivers == 0;
+        let freed = state.release_from(self.next);
+        drop(state);
+        drop(freed);
+        if last {
+            self.shared.no_receivers.notify_waiters();
+        }
     }
 }
 
@@ -358,19 +547,28 @@ impl<T: Clone> Future for RecvFuture<'_, T> {
         let coop = std::task::ready!(coop::poll_proceed(cx));
         let Receiver { shared, next } = &mut *this.rx;
         let mut state = shared.lock();
-        if let Some(r) = read(next, &mut state) {
-            if let Some(key) = this.waiting.take() {
-                state.waiters.remove(key);
-            }
+        let mut freed = None;
+        if let Some(r) = read(next, &mut state, &mut freed) {
+            let old = this
+                .waiting
+                .take()
+                .and_then(|key| state.waiters.remove(key));
             drop(state);
+            drop((old, freed));
             coop.made_progress();
             return Poll::Ready(r);
         }
-        match this.waiting.and_then(|k| state.waiters.get_mut(k)) {
-            Some(w) if w.will_wake(cx.waker()) => {}
-            Some(w) => *w = cx.waker().clone(),
-            None => this.waiting = Some(state.waiters.push_back(cx.waker().clone())),
-        }
+        let old = match this.waiting.and_then(|k| state.waiters.get_mut(k)) {
+            Some(w) if w.will_wake(cx.waker()) => None,
+            Some(w) => Some(std::mem::replace(w, cx.waker().clone())),
+            None => {
+                this.waiting = Some(state.waiters.push_back(cx.waker().clone()));
+                None
+            }
+        };
+        drop(state);
+        // A replaced waker drops outside the lock: its `Drop` may send on this channel.
+        drop(old);
         Poll::Pending
     }
 }
@@ -378,7 +576,9 @@ impl<T: Clone> Future for RecvFuture<'_, T> {
 impl<T> Drop for RecvFuture<'_, T> {
     fn drop(&mut self) {
         if let Some(key) = self.waiting.take() {
-            self.rx.shared.lock().waiters.remove(key);
+            // The waker drops after the lock is released: its `Drop` may send on this channel.
+            let waker = self.rx.shared.lock().waiters.remove(key);
+            drop(waker);
         }
     }
 }
@@ -425,6 +625,12 @@ impl<T> fmt::Debug for Sender<T> {
         f.debug_struct("Sender")
             .field("capacity", &self.shared.capacity)
             .finish_non_exhaustive()
+    }
+}
+
+impl<T> fmt::Debug for WeakSender<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WeakSender").finish_non_exhaustive()
     }
 }
 

@@ -20,6 +20,7 @@ pub mod notify;
 pub mod once_cell;
 pub mod rwlock;
 pub mod semaphore;
+pub mod set_once;
 pub mod wait_group;
 
 // The intrusive waiter list the primitives above queue on.
@@ -47,6 +48,7 @@ pub use rwlock::{
 pub use semaphore::{
     AcquireError, OwnedSemaphorePermit, Semaphore, SemaphorePermit, TryAcquireError,
 };
+pub use set_once::{SetOnce, SetOnceError};
 pub use wait_group::WaitGroup;
 
 // Channels.

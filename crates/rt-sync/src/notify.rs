@@ -56,6 +56,11 @@ pub struct Notify {
     state: Mutex<State>,
 }
 
+// As tokio's: the waiter list and the state word are only changed under the lock or by
+// atomic operations that a panic cannot interrupt half-way.
+impl std::panic::UnwindSafe for Notify {}
+impl std::panic::RefUnwindSafe for Notify {}
+
 struct State {
     /// A `notify_one` that found no waiter.
     permit: bool,

@@ -56,6 +56,18 @@ impl<T> fmt::Display for SetError<T> {
 
 impl<T: fmt::Debug> std::error::Error for SetError<T> {}
 
+impl<T> SetError<T> {
+    /// Whether the cell already held a value.
+    pub fn is_already_init_err(&self) -> bool {
+        matches!(self, SetError::AlreadyInitializedError(_))
+    }
+
+    /// Whether another task was initialising the cell.
+    pub fn is_initializing_err(&self) -> bool {
+        matches!(self, SetError::InitializingError(_))
+    }
+}
+
 impl<T> OnceCell<T> {
     /// An empty cell.
     pub fn new() -> OnceCell<T> {

@@ -59,10 +59,12 @@ impl<T> RwLock<T> {
     /// # Panics
     ///
     /// If `max_reads` is 0 or above [`MAX_READS`].
+    #[track_caller]
     pub fn with_max_readers(value: T, max_reads: u32) -> RwLock<T> {
+        assert!(max_reads > 0, "a RwLock may not be created with 0 readers");
         assert!(
-            max_reads > 0 && max_reads <= MAX_READS,
-            "an RwLock allows 1 to {MAX_READS} readers, not {max_reads}"
+            max_reads <= MAX_READS,
+            "a RwLock may not be created with more than {MAX_READS} readers"
         );
         RwLock {
             s: Semaphore::new(max_reads as usize),
@@ -78,6 +80,35 @@ impl<T> RwLock<T> {
         RwLock {
             s: Semaphore::const_new(MAX_READS as usize),
             max_reads: MAX_READS,
+            c: UnsafeCell::new(value),
+        }
+    }
+
+    /// [`RwLock::with_max_readers`] in a `const` context, e.g. for a `static`. As tokio's
+    /// `const_with_max_readers`.
+    ///
+    /// # Panics
+    ///
+    /// If `max_reads` is 0 or above [`MAX_READS`] (at compile time in a `const` or `static`).
+    ///
+    /// ```
+    /// static LOCK: rt_sync::RwLock<u32> = rt_sync::RwLock::const_with_max_readers(5, 2);
+    /// let a = LOCK.try_read().unwrap();
+    /// let b = LOCK.try_read().unwrap();
+    /// assert!(LOCK.try_read().is_err()); // two readers at most
+    /// assert_eq!(*a + *b, 10);
+    /// ```
+    #[cfg(not(loom))]
+    #[track_caller]
+    pub const fn const_with_max_readers(value: T, max_reads: u32) -> RwLock<T> {
+        assert!(max_reads > 0, "a RwLock may not be created with 0 readers");
+        assert!(
+            max_reads <= MAX_READS,
+            "a RwLock may not be created with more than MAX_READS readers"
+        );
+        RwLock {
+            s: Semaphore::const_new(max_reads as usize),
+            max_reads,
             c: UnsafeCell::new(value),
         }
     }

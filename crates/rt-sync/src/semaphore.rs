@@ -271,7 +271,7 @@ impl Semaphore {
         self.acquire_raw(n as usize).await?;
         Ok(SemaphorePermit {
             sem: self,
-            permits: n,
+            permits: n as usize,
         })
     }
 
@@ -285,7 +285,7 @@ impl Semaphore {
         self.try_acquire_raw(n as usize)?;
         Ok(SemaphorePermit {
             sem: self,
-            permits: n,
+            permits: n as usize,
         })
     }
 
@@ -308,7 +308,7 @@ impl Semaphore {
         self.acquire_raw(n as usize).await?;
         Ok(OwnedSemaphorePermit {
             sem: self,
-            permits: n,
+            permits: n as usize,
         })
     }
 
@@ -325,8 +325,62 @@ impl Semaphore {
         self.try_acquire_raw(n as usize)?;
         Ok(OwnedSemaphorePermit {
             sem: self,
-            permits: n,
+            permits: n as usize,
         })
+    }
+
+    /// [`acquire`](Semaphore::acquire) from a thread that is not driving tasks (a plain thread,
+    /// a `spawn_blocking` closure), parking it until a permit is free. As tokio's
+    /// `blocking_acquire`.
+    ///
+    /// # Panics
+    /// On a runtime worker thread or inside `block_on`: use `acquire().await` there.
+    ///
+    /// ```
+    /// let sem = rt_sync::Semaphore::new(1);
+    /// let permit = sem.blocking_acquire().unwrap();
+    /// assert_eq!(sem.available_permits(), 0);
+    /// drop(permit);
+    /// assert_eq!(sem.available_permits(), 1);
+    /// ```
+    #[track_caller]
+    pub fn blocking_acquire(&self) -> Result<SemaphorePermit<'_>, AcquireError> {
+        crate::block_on::block_on("Semaphore::blocking_acquire", self.acquire())
+    }
+
+    /// [`acquire_many`](Semaphore::acquire_many) from a thread that is not driving tasks.
+    ///
+    /// # Panics
+    /// On a runtime worker thread or inside `block_on`: use `acquire_many(n).await` there.
+    #[track_caller]
+    pub fn blocking_acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, AcquireError> {
+        crate::block_on::block_on("Semaphore::blocking_acquire_many", self.acquire_many(n))
+    }
+
+    /// [`acquire_owned`](Semaphore::acquire_owned) from a thread that is not driving tasks.
+    ///
+    /// # Panics
+    /// On a runtime worker thread or inside `block_on`: use `acquire_owned().await` there.
+    #[track_caller]
+    pub fn blocking_acquire_owned(self: Arc<Self>) -> Result<OwnedSemaphorePermit, AcquireError> {
+        crate::block_on::block_on("Semaphore::blocking_acquire_owned", self.acquire_owned())
+    }
+
+    /// [`acquire_many_owned`](Semaphore::acquire_many_owned) from a thread that is not driving
+    /// tasks.
+    ///
+    /// # Panics
+    /// On a runtime worker thread or inside `block_on`: use `acquire_many_owned(n).await`
+    /// there.
+    #[track_caller]
+    pub fn blocking_acquire_many_owned(
+        self: Arc<Self>,
+        n: u32,
+    ) -> Result<OwnedSemaphorePermit, AcquireError> {
+        crate::block_on::block_on(
+            "Semaphore::blocking_acquire_many_owned",
+            self.acquire_many_owned(n),
+        )
     }
 
     /// The future behind every acquire: resolves once `n` permits belong to the caller, who then
@@ -609,10 +663,15 @@ impl fmt::Debug for Acquire<'_> {
 #[must_use = "dropping the permit releases it at once"]
 pub struct SemaphorePermit<'a> {
     sem: &'a Semaphore,
-    permits: u32,
+    permits: usize,
 }
 
-impl SemaphorePermit<'_> {
+impl<'a> SemaphorePermit<'a> {
+    /// The semaphore this permit came from.
+    pub fn semaphore(&self) -> &'a Semaphore {
+        self.sem
+    }
+
     /// Keeps the permits out of the semaphore for good (they are not released on drop).
     pub fn forget(mut self) {
         self.permits = 0;
@@ -620,7 +679,7 @@ impl SemaphorePermit<'_> {
 
     /// How many permits this holds.
     pub fn num_permits(&self) -> usize {
-        self.permits as usize
+        self.permits
     }
 
     /// Takes `other`'s permits into this one; they are released together.
@@ -628,6 +687,7 @@ impl SemaphorePermit<'_> {
     /// # Panics
     ///
     /// If `other` came from another semaphore.
+    #[track_caller]
     pub fn merge(&mut self, mut other: Self) {
         assert!(
             std::ptr::eq(self.sem, other.sem),
@@ -639,7 +699,7 @@ impl SemaphorePermit<'_> {
     /// Moves `n` of this one's permits into a new permit; `None` (and nothing moved) if it holds
     /// fewer than `n`.
     pub fn split(&mut self, n: usize) -> Option<Self> {
-        let n = u32::try_from(n).ok().filter(|&n| n <= self.permits)?;
+        let n = Some(n).filter(|&n| n <= self.permits)?;
         self.permits -= n;
         Some(SemaphorePermit {
             sem: self.sem,
@@ -650,7 +710,7 @@ impl SemaphorePermit<'_> {
 
 impl Drop for SemaphorePermit<'_> {
     fn drop(&mut self) {
-        self.sem.release(self.permits as usize);
+        self.sem.release(self.permits);
     }
 }
 
@@ -666,7 +726,7 @@ impl fmt::Debug for SemaphorePermit<'_> {
 #[must_use = "dropping the permit releases it at once"]
 pub struct OwnedSemaphorePermit {
     sem: Arc<Semaphore>,
-    permits: u32,
+    permits: usize,
 }
 
 impl OwnedSemaphorePermit {
@@ -677,7 +737,7 @@ impl OwnedSemaphorePermit {
 
     /// How many permits this holds.
     pub fn num_permits(&self) -> usize {
-        self.permits as usize
+        self.permits
     }
 
     /// The semaphore the permits came from.
@@ -690,6 +750,7 @@ impl OwnedSemaphorePermit {
     /// # Panics
     ///
     /// If `other` came from another semaphore.
+    #[track_caller]
     pub fn merge(&mut self, mut other: Self) {
         assert!(
             Arc::ptr_eq(&self.sem, &other.sem),
@@ -701,7 +762,7 @@ impl OwnedSemaphorePermit {
     /// Moves `n` of this one's permits into a new permit; `None` (and nothing moved) if it holds
     /// fewer than `n`.
     pub fn split(&mut self, n: usize) -> Option<Self> {
-        let n = u32::try_from(n).ok().filter(|&n| n <= self.permits)?;
+        let n = Some(n).filter(|&n| n <= self.permits)?;
         self.permits -= n;
         Some(OwnedSemaphorePermit {
             sem: self.sem.clone(),
@@ -712,7 +773,7 @@ impl OwnedSemaphorePermit {
 
 impl Drop for OwnedSemaphorePermit {
     fn drop(&mut self) {
-        self.sem.release(self.permits as usize);
+        self.sem.release(self.permits);
     }
 }
 

@@ -232,6 +232,7 @@ pub fn channel<T>(init: T) -> (Sender<T>, Receiver<T>) {
         _owns: PhantomData,
         version: version::new(),
         receivers: AtomicUsize::new(1),
+        senders: AtomicUsize::new(1),
         waiters: Mutex::new(Waiters {
             receivers: WaitQueue::new(),
             senders: WaitQueue::new(),
@@ -262,6 +263,8 @@ struct Shared<T> {
     _owns: PhantomData<Arc<Node<T>>>,
     version: AtomicUsize,
     receivers: AtomicUsize,
+    /// `Sender`s; the last one to go closes the channel (rule 6).
+    senders: AtomicUsize,
     waiters: Mutex<Waiters>,
 }
 
@@ -382,7 +385,8 @@ fn tx_queue(w: &mut Waiters) -> &mut WaitQueue<Waker> {
     &mut w.senders
 }
 
-/// Publishes values. Dropping it closes the channel.
+/// Publishes values. Cloning adds a sender (as tokio's); dropping the last one closes the
+/// channel.
 pub struct Sender<T> {
     shared: Arc<Shared<T>>,
 }
@@ -547,8 +551,48 @@ impl<T> Sender<T> {
     }
 }
 
+impl<T> Sender<T> {
+    /// A channel holding `init` with no receiver yet: `send` fails until one
+    /// [`subscribe`](Sender::subscribe)s, while `send_replace` and `send_modify` work. As
+    /// tokio's `Sender::new`.
+    pub fn new(init: T) -> Sender<T> {
+        let (tx, rx) = channel(init);
+        drop(rx);
+        tx
+    }
+
+    /// Number of senders of this channel.
+    pub fn sender_count(&self) -> usize {
+        self.shared.senders.load(Ordering::Acquire)
+    }
+
+    /// Whether both senders belong to one channel.
+    pub fn same_channel(&self, other: &Sender<T>) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+}
+
+impl<T> Clone for Sender<T> {
+    fn clone(&self) -> Self {
+        self.shared.senders.fetch_add(1, Ordering::Relaxed);
+        Sender {
+            shared: self.shared.clone(),
+        }
+    }
+}
+
+impl<T: Default> Default for Sender<T> {
+    fn default() -> Sender<T> {
+        Sender::new(T::default())
+    }
+}
+
 impl<T> Drop for Sender<T> {
     fn drop(&mut self) {
+        // Only the last sender closes (AcqRel: the others' sends happen before the close).
+        if self.shared.senders.fetch_sub(1, Ordering::AcqRel) != 1 {
+            return;
+        }
         version::close(&self.shared.version);
         Shared::wake(rx_queue, &self.shared);
     }
@@ -592,6 +636,16 @@ impl<T> Receiver<T> {
     /// once and [`has_changed`](Receiver::has_changed) says `true` (tokio's `mark_changed`).
     pub fn mark_changed(&mut self) {
         self.seen = version::prev(self.shared.load().version);
+    }
+
+    /// Whether every sender is gone. Values sent before can still be borrowed.
+    pub fn is_closed(&self) -> bool {
+        version::load(&self.shared.version).is_closed()
+    }
+
+    /// Whether both receivers belong to one channel.
+    pub fn same_channel(&self, other: &Receiver<T>) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
     }
 
     /// Marks the current value seen without borrowing it (tokio's `mark_unchanged`).

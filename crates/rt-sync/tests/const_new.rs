@@ -7,6 +7,7 @@ use rt_sync::{Mutex, Notify, OnceCell, RwLock, Semaphore};
 
 static MUTEX: Mutex<Vec<u32>> = Mutex::const_new(Vec::new());
 static RWLOCK: RwLock<u32> = RwLock::const_new(7);
+static RWLOCK_TWO_READERS: RwLock<u32> = RwLock::const_with_max_readers(3, 2);
 static SEMAPHORE: Semaphore = Semaphore::const_new(2);
 static NOTIFY: Notify = Notify::const_new();
 static CELL: OnceCell<String> = OnceCell::const_new();
@@ -94,4 +95,17 @@ fn a_const_new_with_cell_drops_its_value() {
     drop(cell);
     assert_eq!(DROPS.load(Ordering::SeqCst), 1);
     let _empty: OnceCell<Counted> = OnceCell::const_new();
+}
+
+#[test]
+fn static_rwlock_with_max_readers_admits_that_many() {
+    let a = RWLOCK_TWO_READERS.try_read().unwrap();
+    let b = RWLOCK_TWO_READERS.try_read().unwrap();
+    assert!(
+        RWLOCK_TWO_READERS.try_read().is_err(),
+        "a third reader waits"
+    );
+    assert_eq!(*a + *b, 6);
+    drop(a);
+    assert!(RWLOCK_TWO_READERS.try_read().is_ok());
 }

@@ -80,10 +80,14 @@ fn set_while_initialising_and_after() {
         1
     }));
     init.pending();
-    assert_eq!(cell.set(2), Err(SetError::InitializingError(2)));
+    let err = cell.set(2).unwrap_err();
+    assert!(err.is_initializing_err() && !err.is_already_init_err());
+    assert_eq!(err, SetError::InitializingError(2));
     gate.notify_one();
     init.ready();
-    assert_eq!(cell.set(3), Err(SetError::AlreadyInitializedError(3)));
+    let err = cell.set(3).unwrap_err();
+    assert!(err.is_already_init_err() && !err.is_initializing_err());
+    assert_eq!(err, SetError::AlreadyInitializedError(3));
     let fresh = OnceCell::new();
     assert_eq!(fresh.set(4), Ok(()));
     assert_eq!(fresh.get(), Some(&4));

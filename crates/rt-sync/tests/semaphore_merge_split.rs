@@ -55,3 +55,21 @@ fn merging_another_owned_semaphores_permit_panics() {
     let mut a = s1.try_acquire_owned().unwrap();
     a.merge(s2.try_acquire_owned().unwrap());
 }
+
+#[test]
+fn merged_permits_may_exceed_u32() {
+    // Each acquire takes at most `u32::MAX`, as tokio's; a merged permit holds more.
+    let sem = Semaphore::new(6_000_000_000);
+    let mut a = sem.try_acquire_many(3_000_000_000).unwrap();
+    let b = sem.try_acquire_many(3_000_000_000).unwrap();
+    a.merge(b);
+    assert_eq!(a.num_permits(), 6_000_000_000);
+    assert_eq!(sem.available_permits(), 0);
+    let part = a.split(5_000_000_000).unwrap();
+    assert_eq!(
+        (a.num_permits(), part.num_permits()),
+        (1_000_000_000, 5_000_000_000)
+    );
+    drop((a, part));
+    assert_eq!(sem.available_permits(), 6_000_000_000);
+}

@@ -24,6 +24,8 @@ enum Flavor {
 #[derive(Clone)]
 pub struct Builder {
     flavor: Flavor,
+    /// `Builder::name`: what `Handle::name` returns.
+    name: Option<String>,
     worker_threads: Option<usize>,
     /// Names each runtime thread (`thread_name` sets a constant one).
     thread_name: ThreadNameFn,
@@ -54,6 +56,7 @@ impl std::fmt::Debug for Builder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Builder")
             .field("flavor", &self.flavor)
+            .field("name", &self.name)
             .field("worker_threads", &self.worker_threads)
             .field("thread_stack_size", &self.thread_stack_size)
             .field("on_thread_start", &self.on_thread_start.is_some())
@@ -149,6 +152,25 @@ impl Builder {
         Builder::new(Flavor::MultiThread)
     }
 
+    /// Names the runtime: [`Handle::name`] returns it. As tokio's `Builder::name`; unlike
+    /// [`thread_name`](Builder::thread_name) it does not name threads.
+    ///
+    /// # Panics
+    /// When `name` is empty or only whitespace.
+    ///
+    /// ```
+    /// let rt = rt::Builder::new_current_thread().name("ingest").build()?;
+    /// assert_eq!(rt.handle().name(), Some("ingest"));
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn name(&mut self, name: impl Into<String>) -> &mut Builder {
+        let name = name.into();
+        assert!(!name.trim().is_empty(), "runtime name shouldn't be empty");
+        self.name = Some(name);
+        self
+    }
+
     /// A runtime that runs every task on the thread inside [`Runtime::block_on`].
     pub fn new_current_thread() -> Builder {
         Builder::new(Flavor::CurrentThread)
@@ -157,6 +179,7 @@ impl Builder {
     fn new(flavor: Flavor) -> Builder {
         Builder {
             flavor,
+            name: None,
             worker_threads: None,
             thread_name: Arc::new(|| "rt-worker".to_string()),
             thread_stack_size: None,
@@ -474,6 +497,24 @@ impl Builder {
         self
     }
 
+    /// Builds a [`LocalRuntime`](crate::runtime::LocalRuntime): a current-thread runtime
+    /// whose `block_on` thread runs `!Send` tasks too (tokio's `build_local`).
+    ///
+    /// # Panics
+    /// On a builder made by [`Builder::new_multi_thread`]: local tasks need the one thread of
+    /// the current-thread flavour.
+    #[track_caller]
+    pub fn build_local(
+        &mut self,
+        _options: crate::runtime::LocalOptions,
+    ) -> io::Result<crate::runtime::LocalRuntime> {
+        assert!(
+            self.flavor == Flavor::CurrentThread,
+            "build_local needs a current-thread builder: use Builder::new_current_thread()"
+        );
+        Ok(crate::runtime::LocalRuntime::from_runtime(self.build()?))
+    }
+
     /// Starts the runtime: its reactor (one shard per worker, or the `rt-io` thread with
     /// [`Builder::reactor_thread`]), and for multi-thread its workers.
     pub fn build(&mut self) -> io::Result<Runtime> {
@@ -607,6 +648,8 @@ impl Builder {
                 io: io.handle(),
                 panic,
                 locals: Arc::new(rt_sched::local::Observer::new(trace.clone())),
+                name: self.name.clone(),
+                id: crate::runtime_id::Id::next(),
             }),
         };
         let _ = cell.set(Arc::downgrade(&handle.inner));

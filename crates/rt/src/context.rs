@@ -25,6 +25,8 @@ pub struct EnterGuard {
     prev_driving: bool,
     _io: rt_io::EnterGuard,
     _locals: rt_sched::local::ObserverGuard,
+    /// A `LocalRuntime`'s local set, entered with the runtime (`LocalRuntime::enter`).
+    local: Option<rt_sched::local::LocalEnterGuard>,
     /// Not `Send`: the guard restores this thread's state.
     _not_send: std::marker::PhantomData<*const ()>,
 }
@@ -49,7 +51,16 @@ pub(crate) fn enter(handle: &Handle, driving: bool) -> EnterGuard {
         prev_driving,
         _io: io,
         _locals: rt_sched::local::enter_observer(&handle.inner.locals),
+        local: None,
         _not_send: std::marker::PhantomData,
+    }
+}
+
+impl EnterGuard {
+    /// Also keeps `local` entered while the guard lives (a `LocalRuntime`'s set).
+    pub(crate) fn with_local(mut self, local: rt_sched::local::LocalEnterGuard) -> EnterGuard {
+        self.local = Some(local);
+        self
     }
 }
 

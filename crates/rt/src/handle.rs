@@ -22,6 +22,10 @@ pub(crate) struct RuntimeInner {
     pub(crate) panic: Option<Arc<crate::unhandled::PanicState>>,
     /// What `LocalSet`s driven in this runtime report to (its dump, its trace).
     pub(crate) locals: Arc<rt_sched::local::Observer>,
+    /// `Builder::name`.
+    pub(crate) name: Option<String>,
+    /// This runtime's id, unique in the process.
+    pub(crate) id: crate::runtime_id::Id,
 }
 
 /// A handle to a runtime: spawns onto it from any thread. `Send + Sync`, cheap to clone.
@@ -150,6 +154,26 @@ impl Handle {
         }
     }
 
+    /// The name given with [`Builder::name`](crate::Builder::name), if any (tokio's
+    /// `Handle::name`).
+    pub fn name(&self) -> Option<&str> {
+        self.inner.name.as_deref()
+    }
+
+    /// This runtime's id: unique among the runtimes of this process, the same through every
+    /// handle of one runtime (tokio's `Handle::id`).
+    ///
+    /// ```
+    /// let a = rt::Builder::new_current_thread().build()?;
+    /// let b = rt::Builder::new_current_thread().build()?;
+    /// assert_eq!(a.handle().id(), a.handle().clone().id());
+    /// assert_ne!(a.handle().id(), b.handle().id());
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn id(&self) -> crate::runtime::Id {
+        self.inner.id
+    }
+
     /// Every live task of this runtime: id, name, spawn location, state, and where kept poll
     /// count and last poll and wake times ([`Dump`](crate::Dump)). Synchronous and never
     /// blocks on a task, so it returns while a task is stuck in a poll; callable from any
@@ -164,6 +188,14 @@ impl Handle {
         crate::metrics::snapshot(self)
     }
 }
+
+// As tokio's: a panic caught around runtime calls leaves the runtime as usable as a task's
+// panic does (the scheduler, the pools and the reactor keep no half-updated state a later call
+// could see). The compiler cannot see that through the hooks (`dyn Fn`) and cells inside.
+impl std::panic::UnwindSafe for Handle {}
+impl std::panic::RefUnwindSafe for Handle {}
+impl std::panic::UnwindSafe for crate::Runtime {}
+impl std::panic::RefUnwindSafe for crate::Runtime {}
 
 /// Why [`Handle::try_current`] found no runtime (tokio's `TryCurrentError`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

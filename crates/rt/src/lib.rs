@@ -29,16 +29,19 @@ mod flavor;
 pub mod fs;
 mod handle;
 pub mod io;
+mod local_runtime;
 mod macros;
 mod paused;
 pub mod process;
 pub mod runtime;
+mod runtime_id;
 pub mod signal;
 mod stall;
 pub mod stream;
 pub mod task;
 mod trace_file;
 mod unhandled;
+mod worker_index;
 
 pub use builder::Builder;
 pub use context::EnterGuard;
@@ -51,7 +54,7 @@ pub use unhandled::UnhandledPanic;
 
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::macros::{thread_rng_n, Disabled, MaybeDone, Out};
+    pub use crate::macros::{thread_rng_n, Disabled, JoinRotator, MaybeDone, Out};
     pub use rt_macros::select_clean_pattern;
 }
 

@@ -1,6 +1,6 @@
 //! `Runtime`: owns the scheduler, the blocking pool and the IO driver. The runtime types are
-//! here at tokio's paths too (`rt::runtime::{Builder, Runtime, Handle, RuntimeFlavor}`,
-//! `rt::runtime::UnhandledPanic`).
+//! here at tokio's paths too (`rt::runtime::{Builder, Runtime, Handle, RuntimeFlavor, Id,
+//! EnterGuard}`, `rt::runtime::UnhandledPanic`, `rt::runtime::is_rt_shutdown_err`).
 
 use std::future::Future;
 use std::io;
@@ -9,12 +9,17 @@ use std::time::Duration;
 use rt_core::task::JoinHandle;
 use rt_sched::{blocking, current_thread, multi_thread};
 
-use crate::context::{self, EnterGuard};
+use crate::context;
+pub use crate::context::EnterGuard;
 pub use crate::flavor::RuntimeFlavor;
 pub use crate::handle::{Handle, TryCurrentError};
+pub use crate::local_runtime::{LocalOptions, LocalRuntime};
 pub use crate::metrics::RuntimeMetrics;
+pub use crate::runtime_id::Id;
 pub use crate::unhandled::UnhandledPanic;
+pub use crate::worker_index::worker_index;
 pub use crate::Builder;
+pub use rt_io::is_rt_shutdown_err;
 
 pub(crate) enum Kind {
     MultiThread(multi_thread::MultiThread),

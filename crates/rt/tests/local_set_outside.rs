@@ -20,7 +20,7 @@ fn outside_any_runtime() {
     quiet_expected_panics();
     let msg = spawn_local_message();
     assert!(
-        msg.contains("spawn_local called outside of a LocalSet"),
+        msg.contains("`spawn_local` called from outside of a `task::LocalSet`"),
         "{msg}"
     );
     assert!(msg.contains("LocalSet::run_until"), "{msg}");
@@ -30,12 +30,12 @@ fn outside_any_runtime() {
 fn inside_block_on_but_outside_a_set() {
     let rt = current_thread();
     let msg = rt.block_on(async { spawn_local_message() });
-    assert!(msg.contains("outside of a LocalSet"), "{msg}");
+    assert!(msg.contains("outside of a `task::LocalSet`"), "{msg}");
     // After a set ran here, its context is gone again.
     let local = rt::task::LocalSet::new();
     local.block_on(&rt, async {
         rt::task::spawn_local(async {}).await.unwrap()
     });
     let msg = rt.block_on(async { spawn_local_message() });
-    assert!(msg.contains("outside of a LocalSet"), "{msg}");
+    assert!(msg.contains("outside of a `task::LocalSet`"), "{msg}");
 }

@@ -7,7 +7,8 @@
 use rt::{Builder, Runtime};
 
 /// The message `Runtime::block_on` panics with on a thread that already drives tasks.
-const BLOCK_ON_IN_RUNTIME: &str = "Runtime::block_on called from inside an rt runtime (a worker thread, \
+const BLOCK_ON_IN_RUNTIME: &str = "Cannot block the current thread from within a runtime: \
+                                   Runtime::block_on called from inside an rt runtime (a worker thread, \
                                    or a thread already in block_on): it would block the thread that \
                                    drives tasks. Use `.await` instead, or run blocking code with \
                                    rt::spawn_blocking.";

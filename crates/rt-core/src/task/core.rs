@@ -187,11 +187,14 @@ impl<F: Future, S> TaskCell<F, S> {
     }
 
     /// Drops whatever the stage holds and leaves it consumed. The tag is set first, so a panic
-    /// from the drop (which propagates) leaves nothing to drop twice.
+    /// from the drop (which propagates) leaves nothing to drop twice. The task's id is current
+    /// while the future or output drops, so `task::id()` works in their destructors (as in
+    /// tokio), on whichever thread drops them.
     ///
     /// # Safety
     /// The caller holds the stage (rule 1 or 5).
     pub(crate) unsafe fn drop_stage(&self) {
+        let _id = super::id::IdGuard::enter(self.header.id);
         let t = self.tag();
         self.set_tag(tag::CONSUMED);
         self.stage.with_mut(|stage| {

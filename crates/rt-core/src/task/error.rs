@@ -67,7 +67,8 @@ impl JoinError {
     /// The panic payload, to resume with `std::panic::resume_unwind`.
     ///
     /// # Panics
-    /// When the error is not a panic.
+    /// When the error is not a panic; the panic names the caller's location.
+    #[track_caller]
     pub fn into_panic(self) -> Box<dyn Any + Send + 'static> {
         self.try_into_panic()
             .expect("`JoinError::into_panic` called on a cancellation, not a panic")

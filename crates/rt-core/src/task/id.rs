@@ -67,7 +67,9 @@ pub fn try_id() -> Option<Id> {
 /// The id of the task being polled on this thread.
 ///
 /// # Panics
-/// Outside a task (for example in `block_on`'s own future), with a message saying so.
+/// Outside a task (for example in `block_on`'s own future), with a message saying so that
+/// names the caller's location.
+#[track_caller]
 pub fn id() -> Id {
     try_id().expect(
         "rt::task::id() called outside a task: call it from a future spawned with rt::spawn",

@@ -28,6 +28,11 @@ unsafe impl<T: Send> Sync for JoinHandle<T> {}
 
 impl<T> Unpin for JoinHandle<T> {}
 
+// As tokio's: a panic while a `JoinHandle` is in use (polled, aborted) leaves the task's state
+// word and join slot as a cancelled poll would; nothing half-updated is observable.
+impl<T> std::panic::UnwindSafe for JoinHandle<T> {}
+impl<T> std::panic::RefUnwindSafe for JoinHandle<T> {}
+
 impl<T> JoinHandle<T> {
     /// Takes over the task's join reference.
     pub(crate) fn new(raw: RawTask) -> JoinHandle<T> {

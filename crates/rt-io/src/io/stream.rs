@@ -299,6 +299,50 @@ macro_rules! impl_stream_try_rw {
                     })
             }
 
+            /// Reads into the spare capacity of `buf` without waiting, advancing it by the
+            /// bytes read: `WouldBlock` when no data is known to be available (tokio's
+            /// `try_read_buf`).
+            pub fn try_read_buf<B: bytes::BufMut>(&self, buf: &mut B) -> std::io::Result<usize> {
+                let fd = std::os::fd::AsRawFd::as_raw_fd(self.io.get_ref());
+                self.io
+                    .registration()
+                    .try_io($crate::io::Interest::READABLE, || {
+                        let dst = buf.chunk_mut();
+                        // SAFETY: `UninitSlice` is a `[MaybeUninit<u8>]` in a wrapper; the
+                        // bytes are only written (by `recv`), never read, through it.
+                        let dst = unsafe { dst.as_uninit_slice_mut() };
+                        let n = $crate::net::raw_socket::recv_uninit(fd, dst)?;
+                        // SAFETY: `recv` initialised the first `n` bytes of `chunk_mut`.
+                        unsafe { buf.advance_mut(n) };
+                        Ok(n)
+                    })
+            }
+
+            /// Polls for read readiness (tokio's `poll_read_ready`): `Ready(Ok(()))` once a
+            /// read may not block. Only the last task to call it (or `poll_read`) is woken;
+            /// for many waiting tasks use [`readable`](Self::readable).
+            pub fn poll_read_ready(
+                &self,
+                cx: &mut std::task::Context<'_>,
+            ) -> std::task::Poll<std::io::Result<()>> {
+                self.io
+                    .registration()
+                    .poll_ready(cx, $crate::scheduled_io::Direction::Read)
+                    .map_ok(drop)
+            }
+
+            /// Polls for write readiness (tokio's `poll_write_ready`): `Ready(Ok(()))` once a
+            /// write may not block. Only the last task to call it (or `poll_write`) is woken.
+            pub fn poll_write_ready(
+                &self,
+                cx: &mut std::task::Context<'_>,
+            ) -> std::task::Poll<std::io::Result<()>> {
+                self.io
+                    .registration()
+                    .poll_ready(cx, $crate::scheduled_io::Direction::Write)
+                    .map_ok(drop)
+            }
+
             /// Reads into `bufs` (one `readv`) without waiting: `WouldBlock` when no data is
             /// known to be available.
             pub fn try_read_vectored(

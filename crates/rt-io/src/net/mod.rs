@@ -17,10 +17,12 @@ pub use addr::TestResolver;
 pub use addr::{lookup_host, ToSocketAddrs};
 #[macro_use]
 mod halves;
+mod conv;
 pub(crate) mod raw_socket;
 pub mod tcp;
 mod udp;
 pub mod unix;
+mod unwind;
 
 pub use tcp::{TcpListener, TcpSocket, TcpStream};
 pub use udp::UdpSocket;

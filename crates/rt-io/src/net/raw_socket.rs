@@ -19,6 +19,41 @@ pub(crate) fn tcp_socket(domain: libc::c_int) -> io::Result<OwnedFd> {
     Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
+/// `recv` into memory that may be uninitialised (the `*_buf` reads, whose `BufMut` hands out
+/// such memory): the kernel only writes to `buf`, never reads it.
+pub(crate) fn recv_uninit(fd: RawFd, buf: &mut [MaybeUninit<u8>]) -> io::Result<usize> {
+    // SAFETY: `buf` is valid for writes of `buf.len()` bytes for the call; `recv` writes at most
+    // that many and reads none.
+    let n = cvt(unsafe { libc::recv(fd, buf.as_mut_ptr().cast(), buf.len(), 0) })?;
+    Ok(n as usize)
+}
+
+/// `recvfrom` into memory that may be uninitialised, with `flags` (`MSG_PEEK`); returns the
+/// bytes read and the sender. With an empty `buf` and `MSG_PEEK` it reads the next datagram's
+/// sender without taking the datagram.
+pub(crate) fn recv_from_uninit(
+    fd: RawFd,
+    buf: &mut [MaybeUninit<u8>],
+    flags: libc::c_int,
+) -> io::Result<(usize, SocketAddr)> {
+    // SAFETY: all-zero is a valid `sockaddr_storage`.
+    let mut storage: libc::sockaddr_storage = unsafe { mem::zeroed() };
+    let mut len = mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t;
+    // SAFETY: `buf` is valid for writes of `buf.len()` bytes, `storage` and `len` are live, for
+    // the whole call; the kernel writes at most that much into each and reads none of `buf`.
+    let n = cvt(unsafe {
+        libc::recvfrom(
+            fd,
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+            flags,
+            (&mut storage as *mut libc::sockaddr_storage).cast(),
+            &mut len,
+        )
+    })?;
+    Ok((n as usize, from_raw(&storage)?))
+}
+
 /// `recv` on a socket with `TCP_INQ` set: returns the bytes read and whether the receive queue
 /// is empty afterwards (the kernel's `TCP_CM_INQ` control message). One syscall, like `recv`.
 pub(crate) fn recv_inq(fd: std::os::fd::RawFd, buf: &mut [u8]) -> io::Result<(usize, bool)> {

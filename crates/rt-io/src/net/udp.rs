@@ -247,6 +247,109 @@ impl UdpSocket {
         self.poll_recv_into(cx, buf, |sys, b| sys.peek_from(b))
     }
 
+    /// Receives a datagram from the connected peer into the spare capacity of `buf`, advancing
+    /// it (tokio's `recv_buf`). A datagram longer than that capacity is cut.
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
+    pub async fn recv_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+        self.io
+            .registration()
+            .async_io(Interest::READABLE, || recv_buf(self.as_raw_fd(), buf, 0))
+            .await
+            .map(|(n, _)| n)
+    }
+
+    /// [`UdpSocket::recv_buf`] if a datagram is queued now (`WouldBlock` if not).
+    pub fn try_recv_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+        self.io
+            .registration()
+            .try_io(Interest::READABLE, || recv_buf(self.as_raw_fd(), buf, 0))
+            .map(|(n, _)| n)
+    }
+
+    /// Receives a datagram into the spare capacity of `buf`, advancing it; returns its length
+    /// and sender (tokio's `recv_buf_from`).
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
+    pub async fn recv_buf_from<B: bytes::BufMut>(
+        &self,
+        buf: &mut B,
+    ) -> io::Result<(usize, SocketAddr)> {
+        self.io
+            .registration()
+            .async_io(Interest::READABLE, || recv_buf(self.as_raw_fd(), buf, 0))
+            .await
+    }
+
+    /// [`UdpSocket::recv_buf_from`] if a datagram is queued now (`WouldBlock` if not).
+    pub fn try_recv_buf_from<B: bytes::BufMut>(
+        &self,
+        buf: &mut B,
+    ) -> io::Result<(usize, SocketAddr)> {
+        self.io
+            .registration()
+            .try_io(Interest::READABLE, || recv_buf(self.as_raw_fd(), buf, 0))
+    }
+
+    /// The sender of the next datagram, which stays queued (tokio's `peek_sender`).
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
+    pub async fn peek_sender(&self) -> io::Result<SocketAddr> {
+        self.io
+            .registration()
+            .async_io(Interest::READABLE, || peek_sender(self.as_raw_fd()))
+            .await
+    }
+
+    /// [`UdpSocket::peek_sender`] if a datagram is queued now (`WouldBlock` if not).
+    pub fn try_peek_sender(&self) -> io::Result<SocketAddr> {
+        self.io
+            .registration()
+            .try_io(Interest::READABLE, || peek_sender(self.as_raw_fd()))
+    }
+
+    /// Polls for the sender of the next datagram, which stays queued. Only the last task to
+    /// poll is woken.
+    pub fn poll_peek_sender(&self, cx: &mut Context<'_>) -> Poll<io::Result<SocketAddr>> {
+        let fd = self.as_raw_fd();
+        self.io.poll_read_io(cx, || peek_sender(fd))
+    }
+
+    /// Sets the IPv4 type-of-service byte of outgoing packets (`IP_TOS`; tokio's `set_tos_v4`).
+    pub fn set_tos_v4(&self, tos: u32) -> io::Result<()> {
+        crate::net::raw_socket::set_int_opt(
+            self,
+            libc::IPPROTO_IP,
+            libc::IP_TOS,
+            tos as libc::c_int,
+        )
+    }
+
+    /// The IPv4 type-of-service byte of outgoing packets (`IP_TOS`).
+    pub fn tos_v4(&self) -> io::Result<u32> {
+        crate::net::raw_socket::int_opt(self, libc::IPPROTO_IP, libc::IP_TOS).map(|v| v as u32)
+    }
+
+    /// Sets the IPv6 traffic class of outgoing packets (`IPV6_TCLASS`; tokio's
+    /// `set_tclass_v6`).
+    pub fn set_tclass_v6(&self, tclass: u32) -> io::Result<()> {
+        crate::net::raw_socket::set_int_opt(
+            self,
+            libc::IPPROTO_IPV6,
+            libc::IPV6_TCLASS,
+            tclass as libc::c_int,
+        )
+    }
+
+    /// The IPv6 traffic class of outgoing packets (`IPV6_TCLASS`).
+    pub fn tclass_v6(&self) -> io::Result<u32> {
+        crate::net::raw_socket::int_opt(self, libc::IPPROTO_IPV6, libc::IPV6_TCLASS)
+            .map(|v| v as u32)
+    }
+
     /// Polls until a receive may not block. Only the last task to poll is woken.
     pub fn poll_recv_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         self.io
@@ -356,4 +459,26 @@ impl AsRawFd for UdpSocket {
     fn as_raw_fd(&self) -> RawFd {
         self.io.get_ref().as_raw_fd()
     }
+}
+
+/// One `recvfrom` into the spare capacity of `buf`, which it then advances by what was read.
+fn recv_buf<B: bytes::BufMut>(
+    fd: RawFd,
+    buf: &mut B,
+    flags: libc::c_int,
+) -> io::Result<(usize, SocketAddr)> {
+    let dst = buf.chunk_mut();
+    // SAFETY: `UninitSlice` is a `[MaybeUninit<u8>]` in a wrapper; the bytes are only written
+    // (by `recvfrom`), never read, through it.
+    let dst = unsafe { dst.as_uninit_slice_mut() };
+    let (n, from) = crate::net::raw_socket::recv_from_uninit(fd, dst, flags)?;
+    // SAFETY: `recvfrom` initialised the first `n` bytes of `chunk_mut` (a cut datagram reports
+    // at most the buffer's length without `MSG_TRUNC`).
+    unsafe { buf.advance_mut(n) };
+    Ok((n, from))
+}
+
+/// The next datagram's sender, without taking the datagram.
+fn peek_sender(fd: RawFd) -> io::Result<SocketAddr> {
+    crate::net::raw_socket::recv_from_uninit(fd, &mut [], libc::MSG_PEEK).map(|(_, from)| from)
 }

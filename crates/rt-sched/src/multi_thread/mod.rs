@@ -690,6 +690,12 @@ pub fn block_in_place<F: FnOnce() -> R, R>(f: F) -> Result<R, F> {
 
 pub(crate) use trace_hooks::with_worker_trace;
 
+/// The index of the worker running on this thread (`0..workers`), or `None` on any other
+/// thread (tokio's `runtime::worker_index` on the multi-thread flavour).
+pub fn current_worker_index() -> Option<usize> {
+    worker::with_current_worker(|w| w.map(|w| w.index()))
+}
+
 impl Shared {
     fn is_shutdown(&self) -> bool {
         self.shutdown.load(Ordering::Acquire)

@@ -1,5 +1,5 @@
-//! The bounded channel's handles: [`Sender`], [`Receiver`], [`Permit`], [`OwnedPermit`],
-//! [`WeakSender`].
+//! The bounded channel's handles: [`Sender`], [`Receiver`], [`Permit`], [`PermitIterator`],
+//! [`OwnedPermit`], [`WeakSender`].
 
 use std::fmt;
 use std::task::{Context, Poll};
@@ -25,6 +25,13 @@ pub struct Receiver<T> {
 /// Dropping it unused gives the slot back.
 pub struct Permit<'a, T> {
     sender: &'a Sender<T>,
+}
+
+/// Slots reserved by [`Sender::reserve_many`] or [`Sender::try_reserve_many`]: yields one
+/// [`Permit`] per slot. Dropping it gives the slots of the permits not yet taken back.
+pub struct PermitIterator<'a, T> {
+    sender: &'a Sender<T>,
+    n: usize,
 }
 
 /// A slot reserved by [`Sender::reserve_owned`]; holds the sender it came from.
@@ -121,11 +128,7 @@ impl<T> Sender<T> {
         match self.slots().try_acquire_raw(1) {
             Ok(()) => {}
             Err(TryAcquireError::Closed) => return Err(SendError(())),
-            Err(TryAcquireError::NoPermits) => {
-                if self.slots().acquire_raw(1).await.is_err() {
-                    return Err(SendError(()));
-                }
-            }
+            Err(TryAcquireError::NoPermits) => self.wait_for_slots(1).await?,
         }
         self.permit_for_slot().ok_or(SendError(()))
     }
@@ -140,12 +143,100 @@ impl<T> Sender<T> {
         self.permit_for_slot().ok_or(TrySendError::Closed(()))
     }
 
+    /// Waits for `n` slots at once and reserves them, as tokio's `reserve_many`: the returned
+    /// iterator yields `n` permits. Fails when the channel is closed, or when `n` exceeds
+    /// [`max_capacity`](Sender::max_capacity) (it could never be satisfied). `n == 0` gives an
+    /// empty iterator.
+    ///
+    /// # Cancel safety
+    /// Cancel safe in that no slot is lost, but the place in the queue of waiting senders is.
+    ///
+    /// ```
+    /// # rt_core::test_support::block_on(async {
+    /// let (tx, mut rx) = rt_sync::mpsc::channel(2);
+    /// let mut permits = tx.reserve_many(2).await.unwrap();
+    /// assert!(tx.try_send(0).is_err()); // both slots are taken
+    /// permits.next().unwrap().send(1);
+    /// permits.next().unwrap().send(2);
+    /// assert!(permits.next().is_none());
+    /// assert_eq!((rx.recv().await, rx.recv().await), (Some(1), Some(2)));
+    /// # });
+    /// ```
+    pub async fn reserve_many(&self, n: usize) -> Result<PermitIterator<'_, T>, SendError<()>> {
+        if n > self.max_capacity() {
+            return Err(SendError(()));
+        }
+        match self.slots().try_acquire_raw(n) {
+            Ok(()) => {}
+            Err(TryAcquireError::Closed) => return Err(SendError(())),
+            Err(TryAcquireError::NoPermits) => self.wait_for_slots(n).await?,
+        }
+        self.permits_for_slots(n).ok_or(SendError(()))
+    }
+
+    /// Reserves `n` slots if they are all free now, as tokio's `try_reserve_many`. `Full` when
+    /// they are not, or when `n` exceeds [`max_capacity`](Sender::max_capacity); `Closed` when
+    /// the receiver is closed or gone.
+    pub fn try_reserve_many(&self, n: usize) -> Result<PermitIterator<'_, T>, TrySendError<()>> {
+        if n > self.max_capacity() {
+            return Err(TrySendError::Full(()));
+        }
+        match self.slots().try_acquire_raw(n) {
+            Ok(()) => {}
+            Err(TryAcquireError::NoPermits) => return Err(TrySendError::Full(())),
+            Err(TryAcquireError::Closed) => return Err(TrySendError::Closed(())),
+        }
+        self.permits_for_slots(n).ok_or(TrySendError::Closed(()))
+    }
+
+    /// Waits for `n` slots. Failing or cancelled, it wakes a closed receiver that may be
+    /// waiting for the slot the wait gave back (`Shared::slot_wait_abandoned`).
+    async fn wait_for_slots(&self, n: usize) -> Result<(), SendError<()>> {
+        struct Abandoned<'a, T> {
+            shared: &'a Shared<T>,
+            armed: bool,
+        }
+        impl<T> Drop for Abandoned<'_, T> {
+            fn drop(&mut self) {
+                if self.armed {
+                    self.shared.slot_wait_abandoned();
+                }
+            }
+        }
+        // Declared before the wait, so on cancellation it drops after the wait has given its
+        // slots back.
+        let mut abandoned = Abandoned {
+            shared: &self.shared,
+            armed: true,
+        };
+        let acquired = self.slots().acquire_raw(n).await;
+        abandoned.armed = acquired.is_err();
+        acquired.map_err(|_| SendError(()))
+    }
+
+    /// With `n` slots taken: counts `n` sends in flight (rule 1), or gives every slot back.
+    fn permits_for_slots(&self, n: usize) -> Option<PermitIterator<'_, T>> {
+        for begun in 0..n {
+            if !self.shared.begin_permit() {
+                for _ in 0..begun {
+                    self.shared.drop_permit();
+                }
+                self.shared.release_slots(n - begun);
+                self.shared.slot_wait_abandoned();
+                return None;
+            }
+        }
+        Some(PermitIterator { sender: self, n })
+    }
+
     /// With a slot taken: counts the send in flight (rule 1) or gives the slot back.
     fn permit_for_slot(&self) -> Option<Permit<'_, T>> {
         if self.shared.begin_permit() {
             Some(Permit { sender: self })
         } else {
             self.shared.release_slots(1);
+            // The slot may be the last one a closed receiver waits for.
+            self.shared.slot_wait_abandoned();
             None
         }
     }
@@ -246,6 +337,36 @@ impl<T> Drop for Permit<'_, T> {
     }
 }
 
+impl<'a, T> Iterator for PermitIterator<'a, T> {
+    type Item = Permit<'a, T>;
+
+    fn next(&mut self) -> Option<Permit<'a, T>> {
+        if self.n == 0 {
+            return None;
+        }
+        self.n -= 1;
+        Some(Permit {
+            sender: self.sender,
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.n, Some(self.n))
+    }
+}
+
+impl<T> ExactSizeIterator for PermitIterator<'_, T> {}
+
+impl<T> std::iter::FusedIterator for PermitIterator<'_, T> {}
+
+impl<T> Drop for PermitIterator<'_, T> {
+    fn drop(&mut self) {
+        for _ in 0..self.n {
+            self.sender.shared.drop_permit();
+        }
+    }
+}
+
 impl<T> OwnedPermit<T> {
     /// Sends `value` into the reserved slot and returns the sender.
     pub fn send(mut self, value: T) -> Sender<T> {
@@ -282,6 +403,18 @@ impl<T> WeakSender<T> {
         self.shared.upgrade().then(|| Sender {
             shared: self.shared.clone(),
         })
+    }
+}
+
+impl<T> WeakSender<T> {
+    /// Number of `Sender`s (and owned permits) of this channel.
+    pub fn strong_count(&self) -> usize {
+        self.shared.senders.load(Ordering::Acquire)
+    }
+
+    /// Number of `WeakSender`s of this channel.
+    pub fn weak_count(&self) -> usize {
+        self.shared.weak.load(Ordering::Acquire)
     }
 }
 
@@ -388,6 +521,29 @@ impl<T> Receiver<T> {
     pub fn max_capacity(&self) -> usize {
         self.rx.shared.bound
     }
+
+    /// Number of `Sender`s (and owned permits) of this channel.
+    pub fn sender_strong_count(&self) -> usize {
+        self.rx.shared.senders.load(Ordering::Acquire)
+    }
+
+    /// Number of `WeakSender`s of this channel.
+    pub fn sender_weak_count(&self) -> usize {
+        self.rx.shared.weak.load(Ordering::Acquire)
+    }
+
+    /// Receives up to `limit` values from a thread that is not driving tasks, parking it while
+    /// the queue is empty, as [`recv_many`](Receiver::recv_many).
+    ///
+    /// # Panics
+    /// On a runtime worker thread or inside `block_on`. Use `recv_many(..).await` there.
+    #[track_caller]
+    pub fn blocking_recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
+        super::block_on(
+            "Receiver::blocking_recv_many",
+            self.rx.recv_many(buffer, limit),
+        )
+    }
 }
 
 impl<T> fmt::Debug for Sender<T> {
@@ -409,6 +565,14 @@ impl<T> fmt::Debug for Receiver<T> {
 impl<T> fmt::Debug for Permit<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Permit").finish_non_exhaustive()
+    }
+}
+
+impl<T> fmt::Debug for PermitIterator<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PermitIterator")
+            .field("n", &self.n)
+            .finish_non_exhaustive()
     }
 }
 

@@ -95,7 +95,7 @@ use crate::semaphore::Semaphore;
 
 use self::ring::{Ring, RING_MAX};
 
-pub use self::bounded::{OwnedPermit, Permit, Receiver, Sender, WeakSender};
+pub use self::bounded::{OwnedPermit, Permit, PermitIterator, Receiver, Sender, WeakSender};
 pub use self::unbounded::{UnboundedReceiver, UnboundedSender, WeakUnboundedSender};
 
 /// A bounded channel with room for `buffer` values: `send` waits while it is full.
@@ -204,11 +204,13 @@ impl<T> Shared<T> {
         true
     }
 
-    /// A permit (or send) may begin: always on the ring (its slot semaphore is closed with the
-    /// receiver, and the receiver counts permits out, module docs); rule 1 on the locked queue.
+    /// A permit (or send) may begin: on the ring unless the receiver has closed (its slot
+    /// semaphore is closed with the receiver and the receiver counts permits out, module docs;
+    /// the check only refuses a slot the semaphore assigned before the close, as tokio's
+    /// `reserve` does); rule 1 on the locked queue.
     fn begin_permit(&self) -> bool {
         match &self.queue {
-            Queue::Ring(_) => true,
+            Queue::Ring(_) => !self.is_closed(),
             Queue::Locked(_) => self.begin_send(),
         }
     }
@@ -225,6 +227,15 @@ impl<T> Shared<T> {
                 self.end_send();
                 self.release_slots(1);
             }
+        }
+    }
+
+    /// A `reserve` that waited for slots ended without a permit (it failed on the closed
+    /// channel, or was cancelled): any slot the semaphore had assigned it is back now, which
+    /// may be the last one a closed ring's receiver waits for (`ring_done`), so it is woken.
+    fn slot_wait_abandoned(&self) {
+        if let (Queue::Ring(ring), true) = (&self.queue, self.is_closed()) {
+            ring.wake_receiver();
         }
     }
 
@@ -465,3 +476,28 @@ impl<T> Drop for Rx<T> {
         }
     }
 }
+
+// The handles are `UnwindSafe` and `RefUnwindSafe` whatever `T` is, as tokio's: the channel's
+// state changes by single atomic operations or under the queue's lock, and a value is moved
+// into or out of the queue whole, so a panic never leaves a value or a count half-updated for
+// the other side to see.
+macro_rules! unwind_safe {
+    ($($t:ident $(<$l:lifetime>)?),*) => {
+        $(
+            impl<$($l,)? T> std::panic::UnwindSafe for $t<$($l,)? T> {}
+            impl<$($l,)? T> std::panic::RefUnwindSafe for $t<$($l,)? T> {}
+        )*
+    };
+}
+
+unwind_safe!(
+    Sender,
+    Receiver,
+    Permit<'a>,
+    PermitIterator<'a>,
+    OwnedPermit,
+    WeakSender,
+    UnboundedSender,
+    UnboundedReceiver,
+    WeakUnboundedSender
+);

@@ -94,6 +94,16 @@ impl<T> WeakUnboundedSender<T> {
             shared: self.shared.clone(),
         })
     }
+
+    /// Number of `UnboundedSender`s of this channel.
+    pub fn strong_count(&self) -> usize {
+        self.shared.senders.load(Ordering::Acquire)
+    }
+
+    /// Number of `WeakUnboundedSender`s of this channel.
+    pub fn weak_count(&self) -> usize {
+        self.shared.weak.load(Ordering::Acquire)
+    }
 }
 
 impl<T> Clone for WeakUnboundedSender<T> {
@@ -184,6 +194,29 @@ impl<T> UnboundedReceiver<T> {
     /// Whether nothing is queued.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Number of `UnboundedSender`s of this channel.
+    pub fn sender_strong_count(&self) -> usize {
+        self.rx.shared.senders.load(Ordering::Acquire)
+    }
+
+    /// Number of `WeakUnboundedSender`s of this channel.
+    pub fn sender_weak_count(&self) -> usize {
+        self.rx.shared.weak.load(Ordering::Acquire)
+    }
+
+    /// Receives up to `limit` values from a thread that is not driving tasks, parking it while
+    /// the queue is empty, as [`recv_many`](UnboundedReceiver::recv_many).
+    ///
+    /// # Panics
+    /// On a runtime worker thread or inside `block_on`. Use `recv_many(..).await` there.
+    #[track_caller]
+    pub fn blocking_recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
+        super::block_on(
+            "UnboundedReceiver::blocking_recv_many",
+            self.rx.recv_many(buffer, limit),
+        )
     }
 }
 

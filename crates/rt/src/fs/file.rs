@@ -67,6 +67,8 @@ struct Inner {
     pos: u64,
     /// futures-io's `poll_seek` started a seek that has not completed.
     seeking: bool,
+    /// The most one read or write moves through the pool (`File::set_max_buf_size`).
+    max_buf_size: usize,
 }
 
 enum State {
@@ -107,9 +109,9 @@ impl Buf {
         n
     }
 
-    fn copy_from(&mut self, src: &[u8]) -> usize {
+    fn copy_from(&mut self, src: &[u8], max: usize) -> usize {
         debug_assert!(self.is_empty());
-        let n = src.len().min(MAX_BUF);
+        let n = src.len().min(max);
         self.clear();
         self.buf.extend_from_slice(&src[..n]);
         n
@@ -203,7 +205,7 @@ impl Inner {
                         *slot = Some(buf);
                         return Poll::Ready(Ok(n));
                     }
-                    let max = dst.len().min(MAX_BUF);
+                    let max = dst.len().min(self.max_buf_size);
                     let std = std.clone();
                     self.state = State::Busy(crate::spawn_blocking(move || {
                         let res = buf.read_from(&std, max);
@@ -263,7 +265,7 @@ impl Inner {
         }
         let mut buf = self.state.take_idle();
         let seek = (!buf.is_empty()).then(|| SeekFrom::Current(buf.discard_read()));
-        let n = buf.copy_from(src);
+        let n = buf.copy_from(src, self.max_buf_size);
         let std = std.clone();
         self.state = State::Busy(crate::spawn_blocking(move || {
             let res = match seek {
@@ -364,8 +366,27 @@ impl File {
                 last_write_err: None,
                 pos: 0,
                 seeking: false,
+                max_buf_size: MAX_BUF,
             }),
         }
+    }
+
+    /// Sets the most one read or write moves between the caller and the blocking pool
+    /// (default 2 MiB), as tokio's `set_max_buf_size`: a larger value means fewer trips to the
+    /// pool for large reads and writes, and that much more memory per file.
+    ///
+    /// # Panics
+    /// When `max_buf_size` is 0.
+    #[track_caller]
+    pub fn set_max_buf_size(&mut self, max_buf_size: usize) {
+        assert!(max_buf_size > 0, "`max_buf_size` must be greater than 0");
+        let inner = self.inner.get_mut().unwrap_or_else(|e| e.into_inner());
+        inner.max_buf_size = max_buf_size;
+    }
+
+    /// The most one read or write moves between the caller and the blocking pool.
+    pub fn max_buf_size(&self) -> usize {
+        self.lock().max_buf_size
     }
 
     fn lock(&self) -> rt_core::sync::MutexGuard<'_, Inner> {
@@ -420,6 +441,11 @@ impl File {
         self.run(move |f| f.set_len(size)).await
     }
 
+    /// Sets the file's access and modification times (`futimens`), after any write in flight.
+    pub async fn set_times(&self, times: super::FileTimes) -> io::Result<()> {
+        self.run(move |f| f.set_times(times)).await
+    }
+
     /// The file's metadata.
     pub async fn metadata(&self) -> io::Result<Metadata> {
         let std = self.std.clone();
@@ -432,11 +458,17 @@ impl File {
         asyncify(move || std.set_permissions(perm)).await
     }
 
-    /// A second handle to the same open file (sharing its position).
+    /// A second handle to the same open file (sharing its position), with the same
+    /// [`max_buf_size`](File::max_buf_size).
     pub async fn try_clone(&self) -> io::Result<File> {
         self.settle().await?;
         let std = self.std.clone();
-        asyncify(move || std.try_clone()).await.map(File::from_std)
+        let max_buf_size = self.max_buf_size();
+        let mut clone = asyncify(move || std.try_clone())
+            .await
+            .map(File::from_std)?;
+        clone.set_max_buf_size(max_buf_size);
+        Ok(clone)
     }
 
     /// The std file, after any operation in flight ended (its error is dropped: flush first
@@ -486,6 +518,17 @@ impl fmt::Debug for File {
 impl From<std::fs::File> for File {
     fn from(std: std::fs::File) -> File {
         File::from_std(std)
+    }
+}
+
+impl std::os::fd::FromRawFd for File {
+    /// Wraps an open file descriptor, as `std::fs::File::from_raw_fd`.
+    ///
+    /// # Safety
+    /// `fd` must be an open file descriptor that nothing else owns; the `File` closes it.
+    unsafe fn from_raw_fd(fd: std::os::fd::RawFd) -> File {
+        // SAFETY: the caller's contract is std's.
+        File::from_std(unsafe { std::fs::File::from_raw_fd(fd) })
     }
 }
 

@@ -5,7 +5,8 @@
 //! - `file.rs`: [`File`], with tokio's buffering: a write copies into the file's buffer and runs
 //!   on the pool while the task goes on; it is in flight until `flush` (or the next operation),
 //!   and its error surfaces at the next call.
-//! - `open_options.rs`: [`OpenOptions`]; `read_dir.rs`: [`ReadDir`] and [`DirEntry`].
+//! - `open_options.rs`: [`OpenOptions`]; `read_dir.rs`: [`ReadDir`] and [`DirEntry`];
+//!   `dir_builder.rs`: [`DirBuilder`].
 //!
 //! ```
 //! # rt::Runtime::new()?.block_on(async {
@@ -21,13 +22,17 @@
 //! # Panics
 //! Every function, outside an rt runtime (it needs the blocking pool).
 
+mod dir_builder;
 mod file;
 mod open_options;
 mod read_dir;
 
+pub use dir_builder::DirBuilder;
 pub use file::File;
 pub use open_options::OpenOptions;
 pub use read_dir::{read_dir, DirEntry, ReadDir};
+/// The times [`File::set_times`] sets (std's type: tokio's has the same builder methods).
+pub use std::fs::FileTimes;
 
 use std::fs::{Metadata, Permissions};
 use std::io;
@@ -148,6 +153,12 @@ pub async fn read_link(path: impl AsRef<Path>) -> io::Result<PathBuf> {
 pub async fn set_permissions(path: impl AsRef<Path>, perm: Permissions) -> io::Result<()> {
     let path = path.as_ref().to_owned();
     asyncify(move || std::fs::set_permissions(path, perm)).await
+}
+
+/// Creates a symbolic link at `dst` pointing to `src` (`std::os::unix::fs::symlink`).
+pub async fn symlink(src: impl AsRef<Path>, dst: impl AsRef<Path>) -> io::Result<()> {
+    let (src, dst) = (src.as_ref().to_owned(), dst.as_ref().to_owned());
+    asyncify(move || std::os::unix::fs::symlink(src, dst)).await
 }
 
 /// Whether `path` exists; errors other than "not found" (permissions) are errors.

@@ -39,10 +39,11 @@ pub use stdio::{stderr, stdin, stdout, Stderr, Stdin, Stdout};
 
 pub use rt_io::io::*;
 pub use tokio::io::{
-    copy, copy_bidirectional, copy_bidirectional_with_sizes, copy_buf, empty, repeat, sink, split,
-    AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncSeek, AsyncSeekExt, AsyncWrite,
-    AsyncWriteExt, BufReader, BufStream, BufWriter, Empty, Error, ErrorKind, Lines, ReadBuf,
-    ReadHalf, Repeat, Result, SeekFrom, Sink, Split, Take, WriteHalf,
+    copy, copy_bidirectional, copy_bidirectional_with_sizes, copy_buf, empty, join, repeat,
+    simplex, sink, split, AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncSeek,
+    AsyncSeekExt, AsyncWrite, AsyncWriteExt, BufReader, BufStream, BufWriter, Chain, Empty, Error,
+    ErrorKind, Join, Lines, ReadBuf, ReadHalf, Repeat, Result, SeekFrom, SimplexStream, Sink,
+    Split, Take, WriteHalf,
 };
 
 /// tokio's `tokio::io::unix`: readiness for a file descriptor the caller does its own IO on

@@ -1,15 +1,21 @@
 //! `join!` and `try_join!`.
 //!
-//! Each macro first turns its list of futures into a list of `(name, future)` pairs, one step
-//! of recursion per future: every step writes the same identifier `fut`, but macro hygiene gives
-//! each step's `fut` its own syntax context, so the final step binds that many distinct
-//! variables. The futures are polled in declaration order, in the calling task.
+//! Each macro first turns its list of futures into a list of `(name, [position], future)`
+//! triples, one step of recursion per future: every step writes the same identifier `fut`, but
+//! macro hygiene gives each step's `fut` its own syntax context, so the final step binds that
+//! many distinct variables. A future's position is written as one `_` per future before it
+//! (`__join_count!` turns that into a number). The futures run in the calling task; each poll
+//! starts one future later than the last (`JoinRotator`), as tokio's do, unless the macro
+//! begins with `biased;`, which polls them in declaration order every time.
 
 /// Waits on several futures at once, in the calling task, and returns a tuple of their outputs.
 ///
 /// As tokio's `join!`: all the futures run concurrently in the task that awaits the macro (no
 /// task is spawned, so they do not run in parallel), and the macro returns when the last one
-/// finishes. Usable only inside an `async` context.
+/// finishes. Usable only inside an `async` context. Operands may be anything that implements
+/// `IntoFuture`. Each poll starts with a different future, so one that spends the whole
+/// cooperative budget cannot starve the others; `join!(biased; a, b)` polls them in the order
+/// written instead. `join!()` is `()`.
 ///
 /// ```
 /// let rt = rt::Builder::new_current_thread().build()?;
@@ -19,21 +25,31 @@
 /// ```
 #[macro_export]
 macro_rules! join {
-    (@ [$($acc:tt)*]) => {
-        $crate::__join_poll!(join [$($acc)*])
+    (@ $b:literal [$($n:tt)*] [$($acc:tt)*]) => {
+        $crate::__join_poll!(join $b [$($n)*] [$($acc)*])
     };
-    (@ [$($acc:tt)*] $e:expr $(, $rest:expr)*) => {
-        $crate::join!(@ [$($acc)* (fut $e)] $($rest),*)
+    (@ $b:literal [$($n:tt)*] [$($acc:tt)*] $e:expr $(, $rest:expr)*) => {
+        $crate::join!(@ $b [$($n)* _] [$($acc)* (fut [$($n)*] $e)] $($rest),*)
+    };
+    (biased; $($e:expr),+ $(,)?) => {
+        $crate::join!(@ true [] [] $($e),+)
+    };
+    (biased;) => {
+        ::core::future::ready(()).await
     };
     ($($e:expr),+ $(,)?) => {
-        $crate::join!(@ [] $($e),+)
+        $crate::join!(@ false [] [] $($e),+)
+    };
+    () => {
+        ::core::future::ready(()).await
     };
 }
 
 /// Waits on several futures of `Result`s at once and returns `Ok` of a tuple of their values,
 /// or the first `Err`, in which case the other futures are dropped without being polled again.
 ///
-/// As tokio's `try_join!`; the futures run concurrently in the calling task.
+/// As tokio's `try_join!`; the futures run concurrently in the calling task, with the same
+/// rotating start, `biased;` and `IntoFuture` operands as [`join!`]. `try_join!()` is `Ok(())`.
 ///
 /// ```
 /// let rt = rt::Builder::new_current_thread().build()?;
@@ -45,29 +61,66 @@ macro_rules! join {
 /// ```
 #[macro_export]
 macro_rules! try_join {
-    (@ [$($acc:tt)*]) => {
-        $crate::__join_poll!(try_join [$($acc)*])
+    (@ $b:literal [$($n:tt)*] [$($acc:tt)*]) => {
+        $crate::__join_poll!(try_join $b [$($n)*] [$($acc)*])
     };
-    (@ [$($acc:tt)*] $e:expr $(, $rest:expr)*) => {
-        $crate::try_join!(@ [$($acc)* (fut $e)] $($rest),*)
+    (@ $b:literal [$($n:tt)*] [$($acc:tt)*] $e:expr $(, $rest:expr)*) => {
+        $crate::try_join!(@ $b [$($n)* _] [$($acc)* (fut [$($n)*] $e)] $($rest),*)
+    };
+    (biased; $($e:expr),+ $(,)?) => {
+        $crate::try_join!(@ true [] [] $($e),+)
+    };
+    (biased;) => {
+        ::core::future::ready(::core::result::Result::Ok(())).await
     };
     ($($e:expr),+ $(,)?) => {
-        $crate::try_join!(@ [] $($e),+)
+        $crate::try_join!(@ false [] [] $($e),+)
+    };
+    () => {
+        ::core::future::ready(::core::result::Result::Ok(())).await
     };
 }
 
-/// The shared last step of `join!` and `try_join!`: bind, pin, poll all, collect.
+/// `0 + 1 + ... + 1`, one `1` per token: a future's position from the `_`s before it, and the
+/// number of futures from all of them.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __join_count {
+    ($($t:tt)*) => { 0u32 $(+ $crate::__join_one!($t))* };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __join_one {
+    ($t:tt) => {
+        1u32
+    };
+}
+
+/// The shared last step of `join!` and `try_join!`: bind, pin, poll all (from the rotator's
+/// start, wrapping around), collect.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __join_poll {
-    (join [$(($f:ident $e:expr))*]) => {{
+    (join $b:literal [$($n:tt)*] [$(($f:ident [$($i:tt)*] $e:expr))*]) => {{
         $(
-            let mut $f = ::core::pin::pin!($crate::__private::MaybeDone::new($e));
+            let mut $f = ::core::pin::pin!($crate::__private::MaybeDone::new(
+                ::core::future::IntoFuture::into_future($e),
+            ));
         )*
+        let mut rotator = $crate::__private::JoinRotator::new($b, $crate::__join_count!($($n)*));
         ::core::future::poll_fn(|cx| {
+            let start = rotator.start();
             let mut all_done = true;
             $(
-                all_done &= $f.as_mut().poll_done(cx).is_ready();
+                if $crate::__join_count!($($i)*) >= start {
+                    all_done &= $f.as_mut().poll_done(cx).is_ready();
+                }
+            )*
+            $(
+                if $crate::__join_count!($($i)*) < start {
+                    all_done &= $f.as_mut().poll_done(cx).is_ready();
+                }
             )*
             if all_done {
                 ::core::task::Poll::Ready(($($f.as_mut().take_output(),)*))
@@ -77,25 +130,27 @@ macro_rules! __join_poll {
         })
         .await
     }};
-    (try_join [$(($f:ident $e:expr))*]) => {{
+    (try_join $b:literal [$($n:tt)*] [$(($f:ident [$($i:tt)*] $e:expr))*]) => {{
         $(
-            let mut $f = ::core::pin::pin!($crate::__private::MaybeDone::new($e));
+            let mut $f = ::core::pin::pin!($crate::__private::MaybeDone::new(
+                ::core::future::IntoFuture::into_future($e),
+            ));
         )*
+        let mut rotator = $crate::__private::JoinRotator::new($b, $crate::__join_count!($($n)*));
         ::core::future::poll_fn(|cx| {
+            let start = rotator.start();
             let mut all_done = true;
             $(
-                if $f.as_mut().poll_done(cx).is_ready() {
-                    if let ::core::option::Option::Some(::core::result::Result::Err(_)) =
-                        $f.as_mut().output_mut()
-                    {
-                        return ::core::task::Poll::Ready(::core::result::Result::Err(
-                            match $f.as_mut().take_output() {
-                                ::core::result::Result::Err(e) => e,
-                                ::core::result::Result::Ok(_) => unreachable!(),
-                            },
-                        ));
-                    }
-                } else {
+                if $crate::__join_count!($($i)*) >= start
+                    && !$crate::__try_join_poll_one!($f, cx)
+                {
+                    all_done = false;
+                }
+            )*
+            $(
+                if $crate::__join_count!($($i)*) < start
+                    && !$crate::__try_join_poll_one!($f, cx)
+                {
                     all_done = false;
                 }
             )*
@@ -112,4 +167,28 @@ macro_rules! __join_poll {
         })
         .await
     }};
+}
+
+/// Polls one `try_join!` future: `true` once it finished with `Ok`; returns the enclosing
+/// `poll_fn` closure with the error once it finished with `Err`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __try_join_poll_one {
+    ($f:ident, $cx:ident) => {
+        if $f.as_mut().poll_done($cx).is_ready() {
+            if let ::core::option::Option::Some(::core::result::Result::Err(_)) =
+                $f.as_mut().output_mut()
+            {
+                return ::core::task::Poll::Ready(::core::result::Result::Err(
+                    match $f.as_mut().take_output() {
+                        ::core::result::Result::Err(e) => e,
+                        ::core::result::Result::Ok(_) => unreachable!(),
+                    },
+                ));
+            }
+            true
+        } else {
+            false
+        }
+    };
 }

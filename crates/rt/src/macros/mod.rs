@@ -1,10 +1,13 @@
-//! `select!`, `join!` and `try_join!`, and the `#[doc(hidden)]` helpers their expansions name through
+//! `select!`, `join!`, `try_join!` and `pin!`, and the `#[doc(hidden)]` helpers their expansions name through
 //! `$crate::__private`.
 
 mod join;
 mod maybe_done;
+mod pin;
+mod rotator;
 mod select;
 mod select_support;
 
 pub use maybe_done::MaybeDone;
+pub use rotator::JoinRotator;
 pub use select_support::{thread_rng_n, Disabled, Out};

@@ -121,6 +121,11 @@ macro_rules! select {
             [$($br)* (fut [$($c)*] [$p] [$f] [true] [$h])] $el)
     };
 
+    // Only an `else` (or nothing): no future to poll.
+    (@finish [$biased:expr] [] [] [$($else_:tt)*]) => {
+        $crate::__select_else!([$($else_)*])
+    };
+
     (@finish [$biased:expr] [$($all:tt)*]
         [$(($fut:ident [$($idx:tt)*] [$p:pat] [$f:expr] [$cond:expr] [$h:expr]))+]
         [$($else_:tt)*]) => {{
@@ -209,11 +214,24 @@ macro_rules! __select_one {
     };
 }
 
-/// Wraps an expression or pattern in one `Out::There` per token of the counter.
+/// Wraps an expression or pattern in one `Out::There` per token of the counter. Eight tokens
+/// are taken per step while there are as many, so 64 branches nest in 8 steps and the parse's
+/// one step per branch stays within the default recursion limit of 128.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __select_nest {
     ([] $($e:tt)*) => { $($e)* };
+    ([$c1:tt $c2:tt $c3:tt $c4:tt $c5:tt $c6:tt $c7:tt $c8:tt $($rest:tt)*] $($e:tt)*) => {
+        $crate::__private::Out::There($crate::__private::Out::There(
+            $crate::__private::Out::There($crate::__private::Out::There(
+                $crate::__private::Out::There($crate::__private::Out::There(
+                    $crate::__private::Out::There($crate::__private::Out::There(
+                        $crate::__select_nest!([$($rest)*] $($e)*)
+                    ))
+                ))
+            ))
+        ))
+    };
     ([$c:tt $($rest:tt)*] $($e:tt)*) => {
         $crate::__private::Out::There($crate::__select_nest!([$($rest)*] $($e)*))
     };

@@ -138,6 +138,12 @@ impl Command {
         self.kill_on_drop
     }
 
+    /// The child's `argv[0]`, instead of the program's path (`CommandExt::arg0`).
+    pub fn arg0(&mut self, arg: impl AsRef<std::ffi::OsStr>) -> &mut Command {
+        self.std.arg0(arg);
+        self
+    }
+
     /// The child's user id.
     pub fn uid(&mut self, id: u32) -> &mut Command {
         self.std.uid(id);

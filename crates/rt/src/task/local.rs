@@ -7,7 +7,7 @@ use std::future::Future;
 
 use rt_core::task::JoinHandle;
 
-pub use rt_sched::local::RunUntil;
+pub use rt_sched::local::{LocalEnterGuard, RunUntil};
 
 /// A set of tasks that all run on the thread that drives the set, so their futures and
 /// outputs need not be `Send` (an `Rc`, a `RefCell` of shared local state). The set is driven
@@ -74,6 +74,24 @@ impl LocalSet {
         self.inner.run_until(future)
     }
 
+    /// Makes this set the one [`spawn_local`] spawns onto on this thread until the guard is
+    /// dropped (tokio's `LocalSet::enter`). The tasks run once the set is driven
+    /// ([`run_until`](Self::run_until), or awaiting the set itself).
+    ///
+    /// ```
+    /// let rt = rt::Builder::new_current_thread().build()?;
+    /// let local = rt::task::LocalSet::new();
+    /// let join = {
+    ///     let _guard = local.enter();
+    ///     rt::task::spawn_local(async { 7 })
+    /// };
+    /// assert_eq!(local.block_on(&rt, join)?, 7);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn enter(&self) -> LocalEnterGuard {
+        self.inner.enter()
+    }
+
     /// `rt.block_on(self.run_until(future))`: runs the set on this thread, with `rt` current
     /// (so `rt::spawn`, sockets and timers work in its tasks).
     ///
@@ -82,6 +100,36 @@ impl LocalSet {
     #[track_caller]
     pub fn block_on<F: Future>(&self, rt: &crate::Runtime, future: F) -> F::Output {
         rt.block_on(self.run_until(future))
+    }
+}
+
+/// Awaiting the set itself runs its tasks until none is live (tokio's `impl Future for
+/// LocalSet`): the way to wait for every task spawned onto it.
+///
+/// ```
+/// use std::{cell::Cell, rc::Rc};
+/// let rt = rt::Builder::new_current_thread().build()?;
+/// let local = rt::task::LocalSet::new();
+/// let done = Rc::new(Cell::new(0));
+/// for _ in 0..3 {
+///     let done = done.clone();
+///     local.spawn_local(async move {
+///         rt::task::yield_now().await;
+///         done.set(done.get() + 1);
+///     });
+/// }
+/// rt.block_on(local);
+/// assert_eq!(done.get(), 3);
+/// # Ok::<(), std::io::Error>(())
+/// ```
+impl Future for LocalSet {
+    type Output = ();
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        self.inner.poll_all(cx)
     }
 }
 

@@ -47,7 +47,9 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-pub use rt_core::coop::{consume_budget, current_priority, yield_if_needed};
+pub mod coop;
+pub use coop::{consume_budget, unconstrained, Unconstrained};
+pub use rt_core::coop::{current_priority, yield_if_needed};
 pub use rt_core::task::{id, try_id, AbortHandle, Id, JoinError, JoinHandle, Priority};
 
 pub use crate::{spawn, spawn_blocking};
@@ -60,7 +62,7 @@ pub use group::{GroupError, PanicPayload, TaskGroup};
 
 mod local;
 mod task_local;
-pub use local::{spawn_local, LocalSet, RunUntil};
+pub use local::{spawn_local, LocalEnterGuard, LocalSet, RunUntil};
 pub use task_local::{AccessError, LocalKey, TaskLocalFuture};
 
 /// Runs `f`, which may block the thread (a synchronous call, a lock held long, CPU-heavy
@@ -103,9 +105,10 @@ where
                 });
             assert!(
                 !on_current_thread,
-                "rt::task::block_in_place cannot be called on a current_thread runtime (its only \
-                 thread would block every task): use `rt::task::spawn_blocking(f).await` instead, \
-                 or build the runtime with `rt::Builder::new_multi_thread()`"
+                "rt::task::block_in_place can call blocking only when running on the \
+                 multi-threaded runtime (a current_thread runtime's only thread would block every \
+                 task): use `rt::task::spawn_blocking(f).await` instead, or build the runtime \
+                 with `rt::Builder::new_multi_thread()`"
             );
             // Blocking is allowed here (outside a worker, or nested): run it.
             let prev = rt_core::driving::set_driving(false);

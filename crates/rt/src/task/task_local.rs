@@ -193,14 +193,26 @@ impl<T: 'static> LocalKey<T> {
     }
 }
 
-impl<T: Copy + 'static> LocalKey<T> {
-    /// A copy of the value.
+impl<T: Clone + 'static> LocalKey<T> {
+    /// A clone of the value.
     ///
     /// # Panics
     /// Outside any scope of this key.
     #[track_caller]
     pub fn get(&'static self) -> T {
-        self.with(|v| *v)
+        self.with(T::clone)
+    }
+
+    /// A clone of the value, or [`AccessError`] outside any scope of this key (tokio's
+    /// `try_get`).
+    ///
+    /// ```
+    /// rt::task_local! { static USER: String; }
+    /// assert!(USER.try_get().is_err());
+    /// USER.sync_scope("ada".to_string(), || assert_eq!(USER.try_get().unwrap(), "ada"));
+    /// ```
+    pub fn try_get(&'static self) -> Result<T, AccessError> {
+        self.try_with(T::clone)
     }
 }
 
@@ -217,6 +229,28 @@ pub struct TaskLocalFuture<T: 'static, F> {
     slot: Option<T>,
     future: Option<F>,
     _pinned: PhantomPinned,
+}
+
+impl<T: 'static, F> TaskLocalFuture<T, F> {
+    /// Takes the value this future sets the key to (tokio's `take_value`): `Some` the first
+    /// time, `None` once taken. Taken before the future completes, the value is gone for the
+    /// polls still to come: the key reads as unset in them.
+    ///
+    /// ```
+    /// rt::task_local! { static N: u32; }
+    /// let rt = rt::Builder::new_current_thread().build()?;
+    /// let mut fut = std::pin::pin!(N.scope(5, async { N.get() }));
+    /// assert_eq!(rt.block_on(fut.as_mut()), 5);
+    /// assert_eq!(fut.as_mut().take_value(), Some(5));
+    /// assert_eq!(fut.as_mut().take_value(), None);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn take_value(self: Pin<&mut Self>) -> Option<T> {
+        // SAFETY: only `slot`, which is not structurally pinned, is touched; `future` stays
+        // where it is.
+        let this = unsafe { self.get_unchecked_mut() };
+        this.slot.take()
+    }
 }
 
 impl<T: 'static, F: Future> Future for TaskLocalFuture<T, F> {

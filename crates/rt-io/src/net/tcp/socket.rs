@@ -98,6 +98,37 @@ impl TcpSocket {
         Ok(raw_socket::int_opt(self, libc::IPPROTO_TCP, libc::TCP_NODELAY)? != 0)
     }
 
+    /// Sets the IPv4 type-of-service byte of outgoing packets (`IP_TOS`; tokio's `set_tos_v4`).
+    pub fn set_tos_v4(&self, tos: u32) -> io::Result<()> {
+        raw_socket::set_int_opt(self, libc::IPPROTO_IP, libc::IP_TOS, tos as libc::c_int)
+    }
+
+    /// The IPv4 type-of-service byte of outgoing packets (`IP_TOS`).
+    pub fn tos_v4(&self) -> io::Result<u32> {
+        raw_socket::int_opt(self, libc::IPPROTO_IP, libc::IP_TOS).map(|v| v as u32)
+    }
+
+    /// Sets the IPv6 traffic class of outgoing packets (`IPV6_TCLASS`; tokio's
+    /// `set_tclass_v6`).
+    pub fn set_tclass_v6(&self, tclass: u32) -> io::Result<()> {
+        raw_socket::set_int_opt(
+            self,
+            libc::IPPROTO_IPV6,
+            libc::IPV6_TCLASS,
+            tclass as libc::c_int,
+        )
+    }
+
+    /// The IPv6 traffic class of outgoing packets (`IPV6_TCLASS`).
+    pub fn tclass_v6(&self) -> io::Result<u32> {
+        raw_socket::int_opt(self, libc::IPPROTO_IPV6, libc::IPV6_TCLASS).map(|v| v as u32)
+    }
+
+    /// Sets `SO_LINGER` to zero; see [`TcpStream::set_zero_linger`].
+    pub fn set_zero_linger(&self) -> io::Result<()> {
+        raw_socket::set_linger(self, Some(Duration::ZERO))
+    }
+
     /// Sets `SO_LINGER`; see [`TcpStream::set_linger`].
     pub fn set_linger(&self, linger: Option<Duration>) -> io::Result<()> {
         raw_socket::set_linger(self, linger)

@@ -142,6 +142,28 @@ impl TcpStream {
         raw_socket::set_linger(self, linger)
     }
 
+    /// Sets `TCP_QUICKACK` (tokio's `set_quickack`): on, the next acknowledgements go out at
+    /// once instead of being delayed. Linux may turn it off again by itself.
+    pub fn set_quickack(&self, quickack: bool) -> io::Result<()> {
+        raw_socket::set_int_opt(
+            self,
+            libc::IPPROTO_TCP,
+            libc::TCP_QUICKACK,
+            libc::c_int::from(quickack),
+        )
+    }
+
+    /// Whether `TCP_QUICKACK` is on.
+    pub fn quickack(&self) -> io::Result<bool> {
+        raw_socket::int_opt(self, libc::IPPROTO_TCP, libc::TCP_QUICKACK).map(|v| v != 0)
+    }
+
+    /// Sets `SO_LINGER` to zero (tokio's `set_zero_linger`): dropping the stream then resets
+    /// the connection instead of closing it gracefully.
+    pub fn set_zero_linger(&self) -> io::Result<()> {
+        raw_socket::set_linger(self, Some(Duration::ZERO))
+    }
+
     /// The `SO_LINGER` of this stream (`None`: off).
     pub fn linger(&self) -> io::Result<Option<Duration>> {
         raw_socket::linger(self)

@@ -16,9 +16,19 @@ pub struct UnixListener {
 }
 
 impl UnixListener {
-    /// Binds to the socket file `path` (which must not exist).
+    /// Binds to the socket file `path` (which must not exist). A path that starts with a NUL
+    /// byte names a Linux abstract socket instead (the rest of the path is its name), as in
+    /// tokio.
     pub fn bind(path: impl AsRef<Path>) -> io::Result<UnixListener> {
-        UnixListener::from_mio(mio::net::UnixListener::bind(path)?)
+        match super::abstract_addr(path.as_ref())? {
+            Some(addr) => UnixListener::bind_addr(&addr),
+            None => UnixListener::from_mio(mio::net::UnixListener::bind(path)?),
+        }
+    }
+
+    /// Binds to `addr` (a path or, on Linux, an abstract name; tokio's `bind_addr`).
+    pub fn bind_addr(addr: &SocketAddr) -> io::Result<UnixListener> {
+        UnixListener::from_mio(mio::net::UnixListener::bind_addr(addr)?)
     }
 
     fn from_mio(sys: mio::net::UnixListener) -> io::Result<UnixListener> {

@@ -12,3 +12,15 @@ pub use split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, ReuniteError, WriteHalf
 pub use std::os::unix::net::SocketAddr;
 pub use stream::UnixStream;
 pub use ucred::UCred;
+
+/// The abstract-socket address `path` names, if it starts with a NUL byte (Linux's abstract
+/// namespace: the rest of the path is the name, and no file is involved); `None` for a path
+/// of the file system.
+fn abstract_addr(path: &std::path::Path) -> std::io::Result<Option<SocketAddr>> {
+    use std::os::linux::net::SocketAddrExt;
+    use std::os::unix::ffi::OsStrExt;
+    match path.as_os_str().as_bytes().strip_prefix(b"\0") {
+        Some(name) => SocketAddr::from_abstract_name(name).map(Some),
+        None => Ok(None),
+    }
+}

@@ -21,9 +21,24 @@ pub struct UnixStream {
 }
 
 impl UnixStream {
-    /// Connects to the socket file `path`.
+    /// Connects to the socket file `path`. A path that starts with a NUL byte names a Linux
+    /// abstract socket instead (the rest of the path is its name), as in tokio.
     pub async fn connect(path: impl AsRef<Path>) -> io::Result<UnixStream> {
-        let stream = UnixStream::from_mio(mio::net::UnixStream::connect(path)?)?;
+        let sys = match super::abstract_addr(path.as_ref())? {
+            Some(addr) => mio::net::UnixStream::connect_addr(&addr)?,
+            None => mio::net::UnixStream::connect(path)?,
+        };
+        UnixStream::finish_connect(sys).await
+    }
+
+    /// Connects to `addr` (a path or, on Linux, an abstract name; tokio's `connect_addr`).
+    pub async fn connect_addr(addr: &SocketAddr) -> io::Result<UnixStream> {
+        UnixStream::finish_connect(mio::net::UnixStream::connect_addr(addr)?).await
+    }
+
+    /// Waits for a connect started on `sys` to finish, and reports its error.
+    async fn finish_connect(sys: mio::net::UnixStream) -> io::Result<UnixStream> {
+        let stream = UnixStream::from_mio(sys)?;
         let reg = stream.io.registration();
         reg.ready(Interest::WRITABLE).await?;
         if let Some(e) = stream.io.get_ref().take_error()? {

@@ -1,0 +1,92 @@
+//! `select!` with only an `else`, and with 64 branches (tokio's limit), as tokio's.
+
+mod support;
+
+#[test]
+fn only_else() {
+    support::current_thread().block_on(async {
+        let v = rt::select! {
+            else => 1,
+        };
+        assert_eq!(v, 1);
+        let v = rt::select! {
+            biased;
+            else => 2,
+        };
+        assert_eq!(v, 2);
+    });
+}
+
+#[test]
+fn sixty_four_branches() {
+    support::current_thread().block_on(async {
+        let v = rt::select! {
+            biased;
+            x = async { 0 } => x,
+            x = async { 1 } => x,
+            x = async { 2 } => x,
+            x = async { 3 } => x,
+            x = async { 4 } => x,
+            x = async { 5 } => x,
+            x = async { 6 } => x,
+            x = async { 7 } => x,
+            x = async { 8 } => x,
+            x = async { 9 } => x,
+            x = async { 10 } => x,
+            x = async { 11 } => x,
+            x = async { 12 } => x,
+            x = async { 13 } => x,
+            x = async { 14 } => x,
+            x = async { 15 } => x,
+            x = async { 16 } => x,
+            x = async { 17 } => x,
+            x = async { 18 } => x,
+            x = async { 19 } => x,
+            x = async { 20 } => x,
+            x = async { 21 } => x,
+            x = async { 22 } => x,
+            x = async { 23 } => x,
+            x = async { 24 } => x,
+            x = async { 25 } => x,
+            x = async { 26 } => x,
+            x = async { 27 } => x,
+            x = async { 28 } => x,
+            x = async { 29 } => x,
+            x = async { 30 } => x,
+            x = async { 31 } => x,
+            x = async { 32 } => x,
+            x = async { 33 } => x,
+            x = async { 34 } => x,
+            x = async { 35 } => x,
+            x = async { 36 } => x,
+            x = async { 37 } => x,
+            x = async { 38 } => x,
+            x = async { 39 } => x,
+            x = async { 40 } => x,
+            x = async { 41 } => x,
+            x = async { 42 } => x,
+            x = async { 43 } => x,
+            x = async { 44 } => x,
+            x = async { 45 } => x,
+            x = async { 46 } => x,
+            x = async { 47 } => x,
+            x = async { 48 } => x,
+            x = async { 49 } => x,
+            x = async { 50 } => x,
+            x = async { 51 } => x,
+            x = async { 52 } => x,
+            x = async { 53 } => x,
+            x = async { 54 } => x,
+            x = async { 55 } => x,
+            x = async { 56 } => x,
+            x = async { 57 } => x,
+            x = async { 58 } => x,
+            x = async { 59 } => x,
+            x = async { 60 } => x,
+            x = async { 61 } => x,
+            x = async { 62 } => x,
+            x = async { 63 } => x,
+        };
+        assert_eq!(v, 0, "biased: the first ready branch wins");
+    });
+}
