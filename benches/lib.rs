@@ -16,14 +16,25 @@ pub fn paired(name: &str, rounds: usize, mut rt: impl FnMut(), mut tokio: impl F
         f();
         start.elapsed()
     }
+    paired_measured(name, rounds, || time(&mut rt), || time(&mut tokio));
+}
+
+/// [`paired`] for workloads that time themselves: each call returns the time of the part to
+/// compare (say, dropping a runtime, not building it).
+pub fn paired_measured(
+    name: &str,
+    rounds: usize,
+    mut rt: impl FnMut() -> Duration,
+    mut tokio: impl FnMut() -> Duration,
+) {
     let (mut rts, mut tokios, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
     for round in 0..rounds {
         let (r, t) = if round % 2 == 0 {
-            let r = time(&mut rt);
-            (r, time(&mut tokio))
+            let r = rt();
+            (r, tokio())
         } else {
-            let t = time(&mut tokio);
-            (time(&mut rt), t)
+            let t = tokio();
+            (rt(), t)
         };
         rts.push(r);
         tokios.push(t);
