@@ -347,6 +347,13 @@ impl WorkerContext {
 
     #[inline]
     fn run_task<const WRAPPED: bool>(&self, task: Notified<Handle>) {
+        if self.shared().is_shutdown() {
+            // Shut down since the loop last looked: the workers are cancelling every task, and
+            // a task their cancellations woke (a waiter on a cancelled task) must not run to
+            // completion meanwhile. Dropping the reference leaves the task to the close.
+            drop(task);
+            return;
+        }
         self.yielded_idle.set(false);
         if self.is_searching.replace(false)
             && self.shared().idle.transition_worker_from_searching()
