@@ -83,17 +83,10 @@ pub mod __private {
     pub use rt_macros::select_clean_pattern;
 }
 
-/// Networking: TCP, UDP and Unix sockets.
-pub use rt_io::net;
-/// Timers: `sleep`, `timeout`, `interval`.
-pub use rt_io::time;
-
 pub mod metrics;
-
-/// Synchronisation primitives and channels, usable from any runtime.
-pub mod sync {
-    pub use rt_sync::*;
-}
+pub mod net;
+pub mod sync;
+pub mod time;
 
 use std::future::Future;
 

@@ -10,55 +10,6 @@
 //! std's resolver (`getaddrinfo`) on the runtime's blocking pool, never on a worker; `connect`
 //! tries each resolved address in turn and returns the last error; [`lookup_host`] gives the
 //! addresses themselves.
-//!
-//! # Host names (`rt::net::lookup_host`)
-//!
-//! ```rust
-//! let rt = rt::Runtime::new()?;
-//! rt.block_on(async {
-//!     let addrs: Vec<std::net::SocketAddr> = rt::net::lookup_host("localhost:8080").await?.collect();
-//!     assert!(addrs.iter().all(|a| a.ip().is_loopback() && a.port() == 8080));
-//!     Ok::<(), std::io::Error>(())
-//! })?;
-//! # Ok::<(), std::io::Error>(())
-//! ```
-//!
-//! `bind`/`connect`/`send_to` take rt's sealed `rt::net::ToSocketAddrs` (tokio's): literal
-//! addresses resolve inline; a host name resolves on the runtime's blocking pool, never on a
-//! worker, and `TcpStream::connect("host:port")` tries each address in turn (the last error if all
-//! fail).
-//!
-//! # With the IO toolkit
-//!
-//!
-//! `rt::io` is tokio's toolkit under tokio's names, working on rt's sockets:
-//!
-//! ```rust
-//! use rt::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-//! use rt::net::{TcpListener, TcpStream};
-//!
-//! # rt::Runtime::new()?.block_on(async {
-//! let listener = TcpListener::bind("127.0.0.1:0").await?;
-//! let addr = listener.local_addr()?;
-//! rt::spawn(async move {
-//!     let (stream, _) = listener.accept().await?;
-//!     let (reader, mut writer) = rt::io::split(stream);
-//!     let mut lines = BufReader::new(reader).lines();
-//!     while let Some(line) = lines.next_line().await? {
-//!         writer.write_all(format!("{}\n", line.len()).as_bytes()).await?;
-//!     }
-//!     rt::io::Result::Ok(())
-//! });
-//! let mut stream = TcpStream::connect(addr).await?;
-//! stream.write_all(b"hello\nrt\n").await?;
-//! stream.shutdown().await?;
-//! let mut answer = String::new();
-//! stream.read_to_string(&mut answer).await?;
-//! assert_eq!(answer, "5\n2\n");
-//! # rt::io::Result::Ok(())
-//! # })?;
-//! # Ok::<(), std::io::Error>(())
-//! ```
 
 mod addr;
 #[cfg(feature = "test-hooks")]
