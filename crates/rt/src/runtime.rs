@@ -212,7 +212,7 @@
 //! per track in `rt.dropped_by_track`). The run above (the demo's million-task spawn storm, then
 //! 10 connections for 1 s) writes a valid file of about 100 MB here, with most of the storm's
 //! events dropped and counted: the writer keeps up with roughly half a million polls a second
-//! (`docs/BENCHMARKS.md`, "Trace file cost"). A current-thread
+//! (`benches/trace.rs`, `docs/BENCHMARKS.md`). A current-thread
 //! runtime's tasks show on the track of the thread inside `block_on`. `LocalSet` tasks show on
 //! the track of the thread that drives their set, with the same arguments, spawn and wake arrows;
 //! a set driven inside another poll (a local task's, or a `spawn_blocking` closure's) draws its
