@@ -22,6 +22,7 @@ pub mod sync;
 pub mod task;
 #[doc(hidden)]
 pub mod test_support;
+pub mod tuning;
 pub mod wait_queue;
 pub mod wake;
 

@@ -63,6 +63,7 @@ mod slab;
 mod stopped;
 mod syscall;
 pub mod time;
+pub mod tuning;
 mod worker_driver;
 
 pub use driver::{BlockingSpawner, Driver};

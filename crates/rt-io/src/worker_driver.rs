@@ -23,9 +23,7 @@ pub struct WorkerDriver {
     handle: Handle,
 }
 
-/// A shard's owner refreshes its CPU once per this many turns (`sched_getcpu` is cheap, but
-/// threads rarely move).
-const CPU_REFRESH_TURNS: u64 = 64;
+use crate::tuning::CPU_REFRESH_TURNS;
 
 impl WorkerDriver {
     pub(crate) fn new(handle: Handle) -> WorkerDriver {

@@ -24,6 +24,7 @@ pub mod set_once;
 pub mod wait_group;
 
 // The intrusive waiter list the primitives above queue on.
+mod tuning;
 mod waiters;
 
 // Parking a thread on a future (`blocking_lock`, `blocking_recv`, ...).

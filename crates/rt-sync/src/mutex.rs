@@ -89,8 +89,7 @@ const LOCKED: usize = 0b01;
 /// The waiter list is non-empty (invariant I1).
 const WAITERS: usize = 0b10;
 
-/// How long the oldest waiter of a [`Mutex`] waits before an unlock hands the lock straight to it.
-pub const DEFAULT_FAIRNESS_BOUND: Duration = Duration::from_micros(500);
+pub use crate::tuning::DEFAULT_FAIRNESS_BOUND;
 
 /// "No bound": never hand off by age.
 const NO_BOUND: u64 = u64::MAX;

@@ -191,7 +191,7 @@ impl Builder {
             background_slice: rt_sched::tuning::DEFAULT_BACKGROUND_SLICE,
             background_interval: rt_sched::tuning::DEFAULT_BACKGROUND_INTERVAL,
             max_blocking_threads: 512,
-            keep_alive: Duration::from_secs(10),
+            keep_alive: rt_sched::tuning::DEFAULT_KEEP_ALIVE,
             frame_pool: true,
             reactor_thread: false,
             unhandled_panic: crate::UnhandledPanic::Ignore,

@@ -40,6 +40,7 @@ mod stall;
 pub mod stream;
 pub mod task;
 mod trace_file;
+mod tuning;
 mod unhandled;
 mod worker_index;
 

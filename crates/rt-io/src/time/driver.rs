@@ -70,11 +70,7 @@ use super::wheel::{Key, Wheel};
 /// One wheel tick is `2^TICK_SHIFT` ns: 4.096 µs.
 const TICK_SHIFT: u32 = 12;
 
-/// The most the timerfd is set ahead of a deadline, and so the most `process` spins per wake.
-const MAX_LEAD: Duration = Duration::from_micros(150);
-
-/// Due entries handed out of the wheel per lock hold in [`TimeDriver::process`].
-const BATCH: usize = 64;
+use crate::tuning::{MAX_LEAD, TIMER_BATCH as BATCH};
 
 /// The panic message of a timer used after its driver shut down.
 pub(crate) const SHUTDOWN_PANIC: &str = "timer error: the rt runtime's time driver has shut down \

@@ -315,10 +315,6 @@ pub(crate) struct Shared {
     takeover: Option<takeover::Takeover>,
 }
 
-/// How long a lend-pool thread waits for the next lend before it exits (the blocking pool's
-/// default, as in tokio).
-const LEND_KEEP_ALIVE: Duration = Duration::from_secs(10);
-
 /// A handle to a multi-thread scheduler: spawns tasks, and is the `Schedule` of its tasks.
 #[derive(Clone)]
 pub struct Handle {
@@ -405,7 +401,7 @@ impl MultiThread {
             lend_pool: crate::blocking::BlockingPool::new(crate::blocking::Config {
                 // As many as there are lends at once: each serves one lent context.
                 max_threads: usize::MAX,
-                keep_alive: LEND_KEEP_ALIVE,
+                keep_alive: crate::tuning::DEFAULT_KEEP_ALIVE,
                 threads: config.threads.clone(),
             }),
             trace: None,

@@ -27,12 +27,12 @@
 //! A bounded channel has a [`Semaphore`] of `n` slots, as tokio's: a send (or [`Permit`]) takes
 //! a slot, the receiver gives it back when it takes the value. Behind it is the queue:
 //!
-//! - a bounded channel of 1 to `RING_MAX` (4,096) slots: the lock-free ring of `ring.rs`, for
+//! - a bounded channel of 1 to `MPSC_RING_MAX` (4,096) slots: the lock-free ring of `ring.rs`, for
 //!   many producers and this one consumer. A permit guarantees its push a free slot, so a push
 //!   is one `fetch_add`, a write, a stamp, and a fence and a look at the receiver's parking
 //!   word (a wake only when it is parked); the receiver pops without a compare-and-swap (its
 //!   `head` is its own);
-//! - an unbounded channel, or a bounded one above `RING_MAX` (whose ring would be allocated up
+//! - an unbounded channel, or a bounded one above `MPSC_RING_MAX` (whose ring would be allocated up
 //!   front): an unbounded [`channel`](mod@crate::channel) (its lock-based hand-off, growing
 //!   buffer, FIFO order and cancel-safe `recv`), with the semaphore in front for a bound.
 //!
@@ -93,7 +93,8 @@ use crate::channel;
 use crate::notify::Notify;
 use crate::semaphore::Semaphore;
 
-use self::ring::{Ring, RING_MAX};
+use self::ring::Ring;
+use crate::tuning::MPSC_RING_MAX;
 
 pub use self::bounded::{OwnedPermit, Permit, PermitIterator, Receiver, Sender, WeakSender};
 pub use self::unbounded::{UnboundedReceiver, UnboundedSender, WeakUnboundedSender};
@@ -130,7 +131,7 @@ const IN_FLIGHT: usize = 2;
 // One per channel, inside its `Arc`: boxing the ring would add a pointer chase per operation.
 #[allow(clippy::large_enum_variant)]
 enum Queue<T> {
-    /// A bounded channel of at most `RING_MAX` slots.
+    /// A bounded channel of at most `MPSC_RING_MAX` slots.
     Ring(Ring<T>),
     /// The unbounded MPMC channel's one sender.
     Locked(channel::Sender<T>),
@@ -166,7 +167,7 @@ pub(crate) struct Shared<T> {
 impl<T> Shared<T> {
     fn new(bound: Option<usize>) -> (rt_core::sync::Arc<Shared<T>>, RxQueue<T>) {
         let (queue, rx) = match bound {
-            Some(b) if b <= RING_MAX => (Queue::Ring(Ring::new(b)), RxQueue::Ring { head: 0 }),
+            Some(b) if b <= MPSC_RING_MAX => (Queue::Ring(Ring::new(b)), RxQueue::Ring { head: 0 }),
             _ => {
                 let (tx, rx) = channel::unbounded();
                 (Queue::Locked(tx), RxQueue::Locked(rx))

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use super::*;
+use crate::tuning::{OWN_SHARD_TRIES, PAUSE_SLACK, PRE_PARK_PAUSE, TRIM_AFTER, WATCH_INTERVAL};
 
 impl WorkerContext {
     pub(super) fn park(&self, parker: &Parker) {
