@@ -61,7 +61,8 @@ pub mod scheduled_io;
 pub mod shard_word;
 mod slab;
 mod stopped;
-mod syscall;
+#[doc(hidden)]
+pub mod syscall;
 pub mod time;
 pub mod tuning;
 mod worker_driver;
