@@ -85,25 +85,24 @@ impl<T> Sender<T> {
         }
     }
 
-    /// Like [`send`](Sender::send), giving up after `timeout`. Needs rt-io's timer (feature
-    /// `time`, on in the `rt` facade).
+    /// Like [`send`](Sender::send), giving up after `timeout`, on the runtime's timer
+    /// (`rt_core::timer`, which rt-io provides).
     ///
     /// # Panics
     /// Outside an rt runtime (the timer needs one).
-    #[cfg(feature = "time")]
     pub async fn send_timeout(
         &self,
         value: T,
         timeout: std::time::Duration,
     ) -> Result<(), super::error::SendTimeoutError<T>> {
         use super::error::SendTimeoutError;
-        match rt_io::time::timeout(timeout, self.reserve()).await {
-            Ok(Ok(permit)) => {
+        match rt_core::timer::timeout(timeout, self.reserve()).await {
+            Some(Ok(permit)) => {
                 permit.send(value);
                 Ok(())
             }
-            Ok(Err(_)) => Err(SendTimeoutError::Closed(value)),
-            Err(_) => Err(SendTimeoutError::Timeout(value)),
+            Some(Err(_)) => Err(SendTimeoutError::Closed(value)),
+            None => Err(SendTimeoutError::Timeout(value)),
         }
     }
 
