@@ -57,7 +57,7 @@
 //! 8. **The trace export** (rt-sched `trace/`, `Builder::trace_file`): its writer thread, the
 //!    lock-protected buffer of non-worker threads and the thread-local track ids and poll depths are std's. It
 //!    is a diagnostic that takes part in no protocol (no worker ever waits on it, and under loom
-//!    it is never switched on); the one lock-free part, the per-worker ring (`trace/ring.rs`),
+//!    it is never switched on); the one lock-free part, the per-worker ring (`trace/event_ring.rs`),
 //!    uses this shim's atomics and cells and is modelled in `loom-tests/tests/trace_ring.rs`.
 //! 9. **The side-record registry** (`task/meta.rs`'s `registry`): a process-wide `static` of
 //!    std `Mutex`es (loom's cannot live in a `static`, as in 2) linking every live named task's

@@ -10,6 +10,10 @@
 //! hook, which rt-io installs when a runtime starts; everything else runs on any executor.
 #![warn(missing_docs)]
 
+// `value_error!`, for the channels' error types (before the modules that use it).
+#[macro_use]
+mod value_error;
+
 // Locks and coordination (semaphore is the base the locks are built on).
 pub mod barrier;
 pub mod cancellation_token;

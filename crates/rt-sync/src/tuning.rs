@@ -48,7 +48,7 @@ pub(crate) const PREALLOCATE_MAX: usize = 4096;
 pub(crate) const HEAD_LEN_EVERY: usize = 32;
 const _: () = assert!(HEAD_LEN_EVERY.is_power_of_two());
 
-/// The largest bound `mpsc` serves with its lock-free slot ring (`mpsc/ring.rs`): its slots are
+/// The largest bound `mpsc` serves with its lock-free slot ring (`mpsc/permit_ring.rs`): its slots are
 /// allocated up front, so larger bounded channels keep the semaphore in front of the unbounded
 /// (growing) channel. `benches/channel.rs` measured the ring at bounds up to this.
 pub(crate) const MPSC_RING_MAX: usize = 4096;

@@ -1,4 +1,4 @@
-//! A bounded channel (capacity 1 to `CHANNEL_RING_MAX`) on a lock-free slot ring (`ring.rs`): sends and
+//! A bounded channel (capacity 1 to `CHANNEL_RING_MAX`) on a lock-free slot ring (`mpmc_ring.rs`): sends and
 //! receives that find room or a value touch no lock; the lock is only taken to wait, to wake a
 //! waiter, or to move blocked senders' values into the ring.
 //!
@@ -49,7 +49,7 @@ use rt_core::wait_queue::{Key, WaitQueue};
 
 use super::chan::{Blocked, Offered, Wakes};
 use super::error::TryRecvError;
-use super::ring::{PopError, PushError, Ring};
+use super::mpmc_ring::{PopError, PushError, Ring};
 use super::send::SendSide;
 
 use crate::tuning::{REFILL_DIVISOR, REFILL_EVERY_MAX};
