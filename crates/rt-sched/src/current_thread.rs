@@ -69,6 +69,11 @@ struct Shared {
     stall: Option<Detector>,
     /// The process-wide monitor watches the stamp (set by the first `block_on`).
     watched: AtomicBool,
+    /// The user's park hooks (`with_park_hooks`).
+    park_hooks: crate::ParkHooks,
+    /// Parks of the driving thread plus its wake-ups from them (tokio's
+    /// `worker_park_unpark_count`): odd while it sleeps. A statistic, like `polls`.
+    park_unparks: unmodelled::AtomicU64,
 }
 
 impl crate::stall::Watched for Shared {
@@ -199,6 +204,8 @@ impl CurrentThread {
                     stamp: Default::default(),
                     stall: None,
                     watched: AtomicBool::new(false),
+                    park_hooks: Default::default(),
+                    park_unparks: unmodelled::AtomicU64::new(0),
                 }),
             },
             event_interval: crate::DEFAULT_EVENT_INTERVAL,
@@ -227,6 +234,19 @@ impl CurrentThread {
     pub fn with_event_interval(mut self, n: u32) -> CurrentThread {
         assert!(n > 0, "event_interval must be greater than 0");
         self.event_interval = n;
+        self
+    }
+
+    /// Calls `on_park` on the `block_on` thread just before it sleeps for lack of work, and
+    /// `on_unpark` just after it wakes (tokio's `on_thread_park` / `on_thread_unpark`). A task
+    /// `on_park` spawns is run instead of sleeping.
+    ///
+    /// # Panics
+    /// When the scheduler's handle has been cloned already.
+    pub fn with_park_hooks(mut self, hooks: crate::ParkHooks) -> CurrentThread {
+        Arc::get_mut(&mut self.handle.shared)
+            .expect("with_park_hooks before use")
+            .park_hooks = hooks;
         self
     }
 
@@ -386,13 +406,21 @@ impl CurrentThread {
     /// another thread), else on the parker.
     fn idle(&self, main: &MainWaker, parker: &Parker) {
         let shared = &self.handle.shared;
+        // The user's hooks around the sleep; `on_unpark` runs last (declared first), after
+        // the park/unpark count is even again.
+        let _unpark_hook = shared.park_hooks.enter();
+        let has_work = || {
+            main.woken.load(Ordering::SeqCst)
+                || shared.queue.has_work()
+                || shared.bg_queue.has_work()
+        };
+        if has_work() {
+            // `on_park` spawned a task or woke the `block_on` future.
+            return;
+        }
+        let _counted = ParkCount::enter(&shared.park_unparks);
         if let Some(d) = &shared.io_driver {
             shared.on_driver.store(true, Ordering::SeqCst);
-            let has_work = || {
-                main.woken.load(Ordering::SeqCst)
-                    || shared.queue.has_work()
-                    || shared.bg_queue.has_work()
-            };
             let nothing = !has_work();
             // Checked again once this thread holds the driver (see `IoDriver::try_drive`).
             let drove = nothing && d.try_drive_idle(0, None, &has_work, &|| !has_work());
@@ -417,6 +445,23 @@ impl CurrentThread {
 impl Drop for CurrentThread {
     fn drop(&mut self) {
         self.shutdown();
+    }
+}
+
+/// Counts a park of the driving thread now and its wake-up when dropped
+/// (`Shared::park_unparks`).
+struct ParkCount<'a>(&'a unmodelled::AtomicU64);
+
+impl ParkCount<'_> {
+    fn enter(c: &unmodelled::AtomicU64) -> ParkCount<'_> {
+        c.fetch_add(1, unmodelled::Ordering::Relaxed);
+        ParkCount(c)
+    }
+}
+
+impl Drop for ParkCount<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, unmodelled::Ordering::Relaxed);
     }
 }
 
@@ -537,6 +582,7 @@ impl Handle {
         crate::metrics::Metrics {
             workers: vec![crate::metrics::WorkerMetrics {
                 polls: self.polls(),
+                park_unparks: self.shared.park_unparks.load(unmodelled::Ordering::Relaxed),
                 ..Default::default()
             }],
             live_tasks: self.live_tasks(),

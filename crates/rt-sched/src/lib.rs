@@ -29,6 +29,7 @@ mod thread_spawner;
 pub mod trace;
 pub mod tuning;
 
+pub use park::ParkHooks;
 pub use thread_spawner::{ThreadCallback, ThreadNameFn, ThreadSpawner};
 
 // A std `Arc` for the trait objects handed across this crate's API: loom's `Arc` cannot be

@@ -83,6 +83,8 @@ pub(crate) struct WorkerCounters {
     parks: AtomicU64,
     /// Written by whichever thread unparks this worker: a real RMW.
     unparks: AtomicU64,
+    /// Parks plus wake-ups from them (tokio's `worker_park_unpark_count`): odd while parked.
+    park_unparks: AtomicU64,
     lifo_hits: AtomicU64,
     spawns: AtomicU64,
     os_yields: AtomicU64,
@@ -148,6 +150,7 @@ impl WorkerCounters {
     pub(crate) fn park(&self, epoch: Instant, now: Instant) -> Busy<'_> {
         if rt_core::OBSERVE {
             bump(&self.parks);
+            bump(&self.park_unparks);
             let now_ns = nanos_since(epoch, now);
             let since = self.busy_since_ns.load(Relaxed);
             add(&self.busy_ns, now_ns.saturating_sub(since));
@@ -167,6 +170,7 @@ impl WorkerCounters {
             steal_operations: self.steal_operations.load(Relaxed),
             parks: self.parks.load(Relaxed),
             unparks: self.unparks.load(Relaxed),
+            park_unparks: self.park_unparks.load(Relaxed),
             lifo_hits: self.lifo_hits.load(Relaxed),
             spawns: self.spawns.load(Relaxed),
             os_yields: self.os_yields.load(Relaxed),
@@ -189,6 +193,7 @@ pub(crate) struct Busy<'a> {
 impl Drop for Busy<'_> {
     fn drop(&mut self) {
         if rt_core::OBSERVE {
+            bump(&self.c.park_unparks);
             let now = nanos_since(self.epoch, Instant::now());
             self.c.busy_since_ns.store(now, Relaxed);
         }
@@ -473,6 +478,9 @@ pub struct WorkerMetrics {
     /// Times another thread woke this worker from its park (count; a worker whose own reactor
     /// turn found it work leaves its park without one).
     pub unparks: u64,
+    /// Times this worker parked plus times it woke from a park (count; tokio's
+    /// `worker_park_unpark_count`): odd while the worker is parked, even while it runs.
+    pub park_unparks: u64,
     /// Tasks this worker ran from its LIFO slot (count; a subset of `polls`).
     pub lifo_hits: u64,
     /// Tasks spawned by tasks running on this worker (count).
@@ -550,6 +558,7 @@ impl Metrics {
                 steal_operations: a.steal_operations + w.steal_operations,
                 parks: a.parks + w.parks,
                 unparks: a.unparks + w.unparks,
+                park_unparks: a.park_unparks + w.park_unparks,
                 lifo_hits: a.lifo_hits + w.lifo_hits,
                 spawns: a.spawns + w.spawns,
                 os_yields: a.os_yields + w.os_yields,
@@ -643,6 +652,10 @@ impl Metrics {
     /// [`WorkerMetrics::unparks`].
     pub fn worker_unpark_count(&self, worker: usize) -> u64 {
         self.worker(worker).unparks
+    }
+    /// [`WorkerMetrics::park_unparks`]: parks plus wake-ups, odd while the worker is parked.
+    pub fn worker_park_unpark_count(&self, worker: usize) -> u64 {
+        self.worker(worker).park_unparks
     }
     /// [`WorkerMetrics::busy`].
     pub fn worker_total_busy_duration(&self, worker: usize) -> Duration {

@@ -32,6 +32,8 @@ pub struct Builder {
     thread_stack_size: Option<usize>,
     on_thread_start: Option<ThreadCallback>,
     on_thread_stop: Option<ThreadCallback>,
+    /// `on_thread_park` / `on_thread_unpark`.
+    park_hooks: rt_sched::ParkHooks,
     global_queue_interval: u32,
     event_interval: u32,
     os_yield_after: Option<Duration>,
@@ -61,6 +63,7 @@ impl std::fmt::Debug for Builder {
             .field("thread_stack_size", &self.thread_stack_size)
             .field("on_thread_start", &self.on_thread_start.is_some())
             .field("on_thread_stop", &self.on_thread_stop.is_some())
+            .field("park_hooks", &self.park_hooks)
             .field("global_queue_interval", &self.global_queue_interval)
             .field("event_interval", &self.event_interval)
             .field("os_yield_after", &self.os_yield_after)
@@ -185,6 +188,7 @@ impl Builder {
             thread_stack_size: None,
             on_thread_start: None,
             on_thread_stop: None,
+            park_hooks: rt_sched::ParkHooks::default(),
             global_queue_interval: rt_sched::DEFAULT_GLOBAL_QUEUE_INTERVAL,
             event_interval: rt_sched::DEFAULT_EVENT_INTERVAL,
             os_yield_after: Some(rt_sched::DEFAULT_OS_YIELD_AFTER),
@@ -272,6 +276,28 @@ impl Builder {
         F: Fn() + Send + Sync + 'static,
     {
         self.on_thread_stop = Some(Arc::new(f));
+        self
+    }
+
+    /// Runs `f` on a worker thread just before it parks for lack of work (both flavours: on
+    /// the current-thread flavour the worker is the thread inside `block_on`), inside the
+    /// runtime's context, as tokio's. A task `f` spawns is run instead of parking.
+    pub fn on_thread_park<F>(&mut self, f: F) -> &mut Builder
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.park_hooks.on_park = Some(Arc::new(f));
+        self
+    }
+
+    /// Runs `f` on a worker thread just after it wakes from a park (both flavours), inside
+    /// the runtime's context, as tokio's; also when a task spawned by
+    /// [`on_thread_park`](Builder::on_thread_park)'s callback kept it from parking.
+    pub fn on_thread_unpark<F>(&mut self, f: F) -> &mut Builder
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.park_hooks.on_unpark = Some(Arc::new(f));
         self
     }
 
@@ -605,6 +631,7 @@ impl Builder {
                     os_yield_after: self.os_yield_after,
                     background_slice: self.background_slice,
                     background_interval: self.background_interval,
+                    park_hooks: self.park_hooks.clone(),
                     stall: self.stall_config(),
                     histograms: self.poll_time_histogram,
                     // More awake workers than CPUs only take turns on the cores (BENCHMARKS,
@@ -628,7 +655,8 @@ impl Builder {
                 let mut ct = current_thread::CurrentThread::new(self.frame_pool, io_driver)
                     .with_event_interval(self.event_interval)
                     .with_background(self.background_slice, self.background_interval)
-                    .with_stall(self.stall_config());
+                    .with_stall(self.stall_config())
+                    .with_park_hooks(self.park_hooks.clone());
                 trace = crate::trace_file::open(self.trace_file.as_deref(), 0)?;
                 if let Some(t) = &trace {
                     pool.spawner().set_trace(t.clone());

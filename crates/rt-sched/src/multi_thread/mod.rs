@@ -234,6 +234,9 @@ pub struct Config {
     /// Every this many ticks a worker with background work queued runs a background task
     /// before normal work (at least 1; [`crate::tuning::DEFAULT_BACKGROUND_INTERVAL`]).
     pub background_interval: u32,
+    /// Called by a worker on its thread just before it parks and just after it wakes
+    /// (tokio's `on_thread_park` / `on_thread_unpark`).
+    pub park_hooks: crate::ParkHooks,
 }
 
 impl Config {
@@ -253,6 +256,7 @@ impl Config {
             os_yield_after: Some(crate::DEFAULT_OS_YIELD_AFTER),
             background_slice: crate::tuning::DEFAULT_BACKGROUND_SLICE,
             background_interval: crate::tuning::DEFAULT_BACKGROUND_INTERVAL,
+            park_hooks: crate::ParkHooks::default(),
         }
     }
 }
@@ -313,6 +317,8 @@ pub(crate) struct Shared {
     stamps: Box<[crossbeam_utils::CachePadded<PollStamp>]>,
     /// Stall detection, if on.
     takeover: Option<takeover::Takeover>,
+    /// `Config::on_park` and `Config::on_unpark`.
+    park_hooks: crate::ParkHooks,
 }
 
 /// A handle to a multi-thread scheduler: spawns tasks, and is the `Schedule` of its tasks.
@@ -408,6 +414,7 @@ impl MultiThread {
             lifos: (0..n).map(|_| Default::default()).collect(),
             stamps: (0..n).map(|_| Default::default()).collect(),
             takeover: config.stall.map(|c| takeover::Takeover::new(c, n)),
+            park_hooks: config.park_hooks.clone(),
         });
         MultiThread {
             handle: Handle { shared },

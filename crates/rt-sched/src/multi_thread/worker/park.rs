@@ -9,7 +9,11 @@ use crate::tuning::{OWN_SHARD_TRIES, PAUSE_SLACK, PRE_PARK_PAUSE, TRIM_AFTER, WA
 impl WorkerContext {
     pub(super) fn park(&self, parker: &Parker) {
         let shared = self.shared();
-        if !self.local.is_empty() || !self.bg_local.is_empty() {
+        // The user's hooks, around the whole park; declared first, so `on_unpark` runs last,
+        // after the park/unpark count is even again. A task `on_park` spawns lands on this
+        // worker's queues (LIFO slot included), which the check below sees.
+        let _unpark_hook = shared.park_hooks.enter();
+        if !self.queues_empty() {
             return;
         }
         let was_searching = self.is_searching.replace(false);
