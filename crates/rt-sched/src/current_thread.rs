@@ -415,7 +415,14 @@ impl CurrentThread {
                 || shared.bg_queue.has_work()
         };
         if has_work() {
-            // `on_park` spawned a task or woke the `block_on` future.
+            // `on_park` spawned a task or woke the `block_on` future: no sleep, but a turn of
+            // the driver without blocking, so that timers and IO still get in when `on_park`
+            // wakes the future every time (tokio's #8212).
+            if shared.park_hooks.on_park.is_some() {
+                if let Some(d) = &shared.io_driver {
+                    d.try_drive(0, Some(std::time::Duration::ZERO), &|| false);
+                }
+            }
             return;
         }
         let _counted = ParkCount::enter(&shared.park_unparks);

@@ -130,3 +130,28 @@ fn a_task_spawned_by_the_park_hook_runs_on_the_current_thread_flavour() {
 fn a_task_spawned_by_the_park_hook_runs_on_the_multi_thread_flavour() {
     spawn_from_the_park_hook(rt::Builder::new_multi_thread().worker_threads(1));
 }
+
+/// A park hook that wakes the `block_on` future every time still lets timers fire: the
+/// skipped sleep turns the driver without blocking (tokio's #8212).
+#[test]
+fn a_park_hook_that_wakes_block_on_does_not_stall_timers() {
+    let notify = Arc::new(rt::sync::Notify::new());
+    let n = notify.clone();
+    let rt = rt::Builder::new_current_thread()
+        .on_thread_park(move || n.notify_waiters())
+        .build()
+        .unwrap();
+    let done = Arc::new(AtomicBool::new(false));
+    let d = done.clone();
+    rt.spawn(async move {
+        rt::time::sleep(Duration::from_millis(1)).await;
+        d.store(true, Ordering::SeqCst);
+    });
+    rt.block_on(rt::task::yield_now());
+    // Each `block_on` parks once and is woken by the hook; the timer's turn must come.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !done.load(Ordering::SeqCst) {
+        assert!(Instant::now() < deadline, "the timer never fired");
+        rt.block_on(notify.notified());
+    }
+}
