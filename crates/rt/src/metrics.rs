@@ -43,9 +43,7 @@ pub(crate) fn snapshot(handle: &crate::Handle) -> RuntimeMetrics {
         Scheduler::CurrentThread(h) => h.metrics(),
     };
     let (threads, idle, queued) = inner.blocking.load();
-    m.blocking_threads = threads;
-    m.idle_blocking_threads = idle;
-    m.blocking_queue_depth = queued;
+    m.set_blocking(threads, idle, queued);
     m
 }
 

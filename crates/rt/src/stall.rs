@@ -13,7 +13,7 @@ impl Builder {
     /// multi-thread runtime has another thread serve the rest of its worker meanwhile (its
     /// LIFO slot, queue, sockets and timers); `None` turns stall detection off (no monitor
     /// thread). Default: `Some(100 ms)`. A report goes to `tracing::warn!`, to
-    /// [`Builder::on_stall`], to `Runtime::metrics().stalls`, and to the trace; each stall is
+    /// [`Builder::on_stall`], to `Runtime::metrics().stall_count()`, and to the trace; each stall is
     /// reported once while it lasts and once more when it ends ([`StallInfo::ended`]).
     ///
     /// A current-thread runtime reports the polls of its tasks, and of `LocalSet` tasks driven
