@@ -10,6 +10,7 @@ use rt_sched::{
 
 use crate::handle::{Handle, RuntimeInner, Scheduler};
 use crate::runtime::{Kind, Runtime};
+use crate::stall::StallInfo;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Flavor {
@@ -47,11 +48,11 @@ pub struct Builder {
     start_paused: bool,
     /// `Builder::trace_file` (else `RT_TRACE`, read at `build`).
     trace_file: Option<std::path::PathBuf>,
-    /// Stall detection (`crate::stall`'s builder methods).
-    pub(crate) stall_threshold: Option<Duration>,
-    pub(crate) on_stall: Option<rt_sched::stall::StallCallback>,
-    /// `poll_time_histogram` (in `metrics.rs`).
-    pub(crate) poll_time_histogram: bool,
+    /// Stall detection (`stall_threshold`, `on_stall`).
+    stall_threshold: Option<Duration>,
+    on_stall: Option<rt_sched::stall::StallCallback>,
+    /// `poll_time_histogram`.
+    poll_time_histogram: bool,
 }
 
 impl std::fmt::Debug for Builder {
@@ -158,6 +159,8 @@ impl Builder {
     /// Names the runtime: [`Handle::name`] returns it. As tokio's `Builder::name`; unlike
     /// [`thread_name`](Builder::thread_name) it does not name threads.
     ///
+    /// Flavours: both.
+    ///
     /// # Panics
     /// When `name` is empty or only whitespace.
     ///
@@ -209,6 +212,9 @@ impl Builder {
 
     /// Number of worker threads (multi-thread only). Default: the number of CPUs.
     ///
+    /// Flavours: multi-thread only; the current-thread flavour ignores it (its one worker is
+    /// the thread inside `block_on`).
+    ///
     /// With more workers than CPUs and stall detection on (the default), a queued task wakes a
     /// parked worker only while fewer workers than CPUs are awake: more awake threads than
     /// cores only take turns on them. A worker blocked in a task counts as awake; the work it
@@ -225,6 +231,8 @@ impl Builder {
 
     /// Name of the runtime's threads (workers and blocking pool). Default `rt-worker`.
     /// Replaces a [`Builder::thread_name_fn`].
+    ///
+    /// Flavours: both (on the current-thread flavour, the blocking pool's threads).
     pub fn thread_name(&mut self, name: impl Into<String>) -> &mut Builder {
         let name = name.into();
         self.thread_name = Arc::new(move || name.clone());
@@ -233,6 +241,8 @@ impl Builder {
 
     /// Names each runtime thread (workers and blocking pool) with what `f` returns, called on
     /// the spawning thread as each is started. Replaces a [`Builder::thread_name`].
+    ///
+    /// Flavours: both (on the current-thread flavour, the blocking pool's threads).
     ///
     /// ```
     /// use std::sync::atomic::{AtomicUsize, Ordering};
@@ -260,6 +270,8 @@ impl Builder {
 
     /// Runs `f` on each runtime thread (workers and blocking pool) as it starts, before it
     /// runs any task, inside the runtime's context (so `rt::spawn` works there), as tokio.
+    ///
+    /// Flavours: both (on the current-thread flavour, the blocking pool's threads).
     pub fn on_thread_start<F>(&mut self, f: F) -> &mut Builder
     where
         F: Fn() + Send + Sync + 'static,
@@ -271,6 +283,8 @@ impl Builder {
     /// Runs `f` on each runtime thread (workers and blocking pool) just before it exits,
     /// inside the runtime's context. Dropping the runtime (or `shutdown_timeout` on time)
     /// waits for these calls.
+    ///
+    /// Flavours: both (on the current-thread flavour, the blocking pool's threads).
     pub fn on_thread_stop<F>(&mut self, f: F) -> &mut Builder
     where
         F: Fn() + Send + Sync + 'static,
@@ -305,6 +319,8 @@ impl Builder {
     /// own, so tasks spawned from outside the workers are not starved. Default 61.
     /// Multi-thread only: the current-thread flavour has one queue.
     ///
+    /// Flavours: multi-thread only; the current-thread flavour ignores it.
+    ///
     /// # Panics
     /// When `val` is 0.
     #[track_caller]
@@ -317,6 +333,8 @@ impl Builder {
     /// Every `val` ticks a busy worker (or the current-thread runtime's `block_on` thread)
     /// polls the IO reactor and timers without blocking, so events are seen while tasks keep
     /// it running. Default 61.
+    ///
+    /// Flavours: both.
     ///
     /// # Panics
     /// When `val` is 0.
@@ -331,6 +349,8 @@ impl Builder {
     /// last yield) gives its CPU to the OS scheduler once (`sched_yield`), checked every
     /// `event_interval` ticks. Default 2 ms; `None`: never (tokio's behaviour).
     /// Multi-thread only.
+    ///
+    /// Flavours: multi-thread only; the current-thread flavour ignores it.
     ///
     /// Why: a worker that always finds another task never blocks, so Linux takes its CPU
     /// away only at a scheduler tick (4 ms at `HZ=250`), and every other thread runnable on
@@ -373,6 +393,8 @@ impl Builder {
     /// The clock is read at background polls' budget checks only: an idle runtime, or one
     /// without background tasks, never reads it for this.
     ///
+    /// Flavours: both.
+    ///
     /// [`task::Priority::Background`]: crate::task::Priority::Background
     /// [`task::consume_budget`]: crate::task::consume_budget
     /// [`task::yield_if_needed`]: crate::task::yield_if_needed
@@ -407,6 +429,8 @@ impl Builder {
     /// a share of a runtime that latency-sensitive tasks keep busy. Default 61
     /// (`rt_sched::tuning`).
     ///
+    /// Flavours: both.
+    ///
     /// # Panics
     /// When `val` is 0.
     #[track_caller]
@@ -417,12 +441,16 @@ impl Builder {
     }
 
     /// Stack size of the runtime's threads.
+    ///
+    /// Flavours: both (on the current-thread flavour, the blocking pool's threads).
     pub fn thread_stack_size(&mut self, bytes: usize) -> &mut Builder {
         self.thread_stack_size = Some(bytes);
         self
     }
 
     /// Most threads of the blocking pool. Default 512.
+    ///
+    /// Flavours: both.
     ///
     /// # Panics
     /// When `n` is 0.
@@ -434,13 +462,19 @@ impl Builder {
     }
 
     /// How long an idle blocking thread lives. Default 10 s.
+    ///
+    /// Flavours: both.
     pub fn thread_keep_alive(&mut self, d: Duration) -> &mut Builder {
         self.keep_alive = d;
         self
     }
 
     /// Allocate task cells from the frame pool (default `true`); `false` uses the global
-    /// allocator, to measure what the pool buys.
+    /// allocator, to measure what the pool buys. A benchmark switch (`benches/spawn.rs`,
+    /// `benches/memory.rs`), not part of the documented API.
+    ///
+    /// Flavours: both.
+    #[doc(hidden)]
     pub fn frame_pool(&mut self, enabled: bool) -> &mut Builder {
         self.frame_pool = enabled;
         self
@@ -455,6 +489,8 @@ impl Builder {
     /// `true`: one poll on a dedicated `rt-io` thread, which keeps IO latency independent of
     /// how busy the workers are at the cost of a thread hop per event (see
     /// `docs/ARCHITECTURE.md` for the measurements).
+    ///
+    /// Flavours: both.
     pub fn reactor_thread(&mut self, dedicated: bool) -> &mut Builder {
         self.reactor_thread = dedicated;
         self
@@ -463,6 +499,8 @@ impl Builder {
     /// What a panic in a spawned task does (default [`UnhandledPanic::Ignore`]: it goes to the
     /// task's `JoinHandle`). [`UnhandledPanic::ShutdownRuntime`]: the first one shuts the
     /// runtime down and makes `block_on` panic with the task's payload, as in tokio.
+    ///
+    /// Flavours: both.
     ///
     /// [`UnhandledPanic::Ignore`]: crate::UnhandledPanic::Ignore
     /// [`UnhandledPanic::ShutdownRuntime`]: crate::UnhandledPanic::ShutdownRuntime
@@ -497,11 +535,15 @@ impl Builder {
     }
 
     /// Does nothing: IO and timers are always enabled. For tokio compatibility.
+    ///
+    /// Flavours: both.
     pub fn enable_all(&mut self) -> &mut Builder {
         self
     }
 
     /// Does nothing: IO is always enabled. For tokio compatibility.
+    ///
+    /// Flavours: both.
     pub fn enable_io(&mut self) -> &mut Builder {
         self
     }
@@ -513,18 +555,105 @@ impl Builder {
     /// once the runtime has shut down. Without this, the environment variable `RT_TRACE=path`
     /// does the same (a second runtime of the process then writes `path` numbered:
     /// `trace.1.json`). See the README's "Tracing to Perfetto".
+    ///
+    /// Flavours: both.
     pub fn trace_file(&mut self, path: impl AsRef<std::path::Path>) -> &mut Builder {
         self.trace_file = Some(path.as_ref().to_path_buf());
         self
     }
 
     /// Does nothing: timers are always enabled. For tokio compatibility.
+    ///
+    /// Flavours: both.
     pub fn enable_time(&mut self) -> &mut Builder {
         self
     }
 
+    /// Reports a poll that runs longer than `threshold` while it still runs, and on a
+    /// multi-thread runtime has another thread serve the rest of its worker meanwhile (its
+    /// LIFO slot, queue, sockets and timers); `None` turns stall detection off (no monitor
+    /// thread). Default: `Some(100 ms)`. A report goes to `tracing::warn!`, to
+    /// [`Builder::on_stall`], to `Runtime::metrics().stall_count()`, and to the trace; each stall is
+    /// reported once while it lasts and once more when it ends ([`StallInfo::ended`]).
+    ///
+    /// Flavours: both (the current-thread flavour reports, and takes nothing over: see below).
+    ///
+    /// A current-thread runtime reports the polls of its tasks, and of `LocalSet` tasks driven
+    /// by its `block_on` thread, as worker 0, from one monitor thread that watches every
+    /// current-thread runtime of the process (started by the first `block_on` of the first
+    /// one, for good); nothing is taken over there, since every task of the runtime runs on the
+    /// one thread the stalled poll holds. Not watched: the future given to `block_on` (it is
+    /// no task), and `LocalSet`s driven by a multi-thread runtime's `block_on` thread (which
+    /// is none of its workers).
+    ///
+    /// With detection off, a runtime with more workers than CPUs wakes a parked worker for
+    /// queued work whenever nobody is looking for it, however many workers are awake (see
+    /// [`Builder::worker_threads`]).
+    pub fn stall_threshold(&mut self, threshold: Option<Duration>) -> &mut Builder {
+        self.stall_threshold = threshold;
+        self
+    }
+
+    /// Calls `f` with every stall report, on the monitor thread (see
+    /// [`Builder::stall_threshold`]).
+    ///
+    /// Flavours: both.
+    pub fn on_stall<F>(&mut self, f: F) -> &mut Builder
+    where
+        F: Fn(&StallInfo) + Send + Sync + 'static,
+    {
+        self.on_stall = Some(Arc::new(f));
+        self
+    }
+
+    fn stall_config(&self) -> Option<rt_sched::stall::StallConfig> {
+        self.stall_threshold
+            .map(|threshold| rt_sched::stall::StallConfig {
+                threshold,
+                on_stall: self.on_stall.clone(),
+            })
+    }
+
+    /// Records, per worker, a poll-time histogram and a schedule-latency histogram (time from
+    /// a task's spawn or wake to the start of its next poll); default `false`. They cost two
+    /// clock reads per poll and a side-table entry per wake, so they are opt-in. Read them
+    /// through [`RuntimeMetrics::poll_time_histogram_bucket_count`] and
+    /// [`RuntimeMetrics::schedule_latency_histogram_bucket_count`] (buckets: see the
+    /// [`metrics`](crate::metrics) module).
+    ///
+    /// Flavours: multi-thread only; the current-thread flavour ignores it.
+    ///
+    /// ```
+    /// let rt = rt::Builder::new_multi_thread()
+    ///     .worker_threads(1)
+    ///     .poll_time_histogram(true)
+    ///     .build()?;
+    /// rt.block_on(rt.spawn(async {}))?;
+    /// let m = rt.metrics();
+    /// assert!(m.poll_time_histogram_enabled());
+    /// for b in 0..m.poll_time_histogram_num_buckets() {
+    ///     let range = m.poll_time_histogram_bucket_range(b);
+    ///     let polls = m.poll_time_histogram_bucket_count(0, b);
+    ///     println!("{range:?}: {polls} polls");
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn poll_time_histogram(&mut self, enabled: bool) -> &mut Builder {
+        self.poll_time_histogram = enabled;
+        self
+    }
+
+    /// tokio's name for [`Builder::poll_time_histogram`]`(true)`.
+    ///
+    /// Flavours: multi-thread only; the current-thread flavour ignores it.
+    pub fn enable_metrics_poll_time_histogram(&mut self) -> &mut Builder {
+        self.poll_time_histogram(true)
+    }
+
     /// Builds a [`LocalRuntime`](crate::runtime::LocalRuntime): a current-thread runtime
     /// whose `block_on` thread runs `!Send` tasks too (tokio's `build_local`).
+    ///
+    /// Flavours: current-thread only; refused (a panic) on a multi-thread builder.
     ///
     /// # Panics
     /// On a builder made by [`Builder::new_multi_thread`]: local tasks need the one thread of
