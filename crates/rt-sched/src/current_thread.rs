@@ -429,7 +429,8 @@ impl CurrentThread {
         if let Some(d) = &shared.io_driver {
             shared.on_driver.store(true, Ordering::SeqCst);
             let nothing = !has_work();
-            // Checked again once this thread holds the driver (see `IoDriver::try_drive`).
+            // Checked again once this thread holds the driver (see `IoDriver::try_drive`). The
+            // one thread is idle when it has no work: rule P2 of rt-io's `time/clock.rs`.
             let drove = nothing && d.try_drive_idle(0, None, &has_work, &|| !has_work());
             shared.on_driver.store(false, Ordering::SeqCst);
             if drove || !nothing {

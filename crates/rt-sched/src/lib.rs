@@ -79,7 +79,8 @@ pub trait IoDriver: Send + Sync + 'static {
     /// [`IoDriver::try_drive`] for a thread that blocks because it has nothing to do. `idle`
     /// says whether the whole scheduler is idle: every thread parked, nothing queued, no wake-up
     /// on its way. A driver whose clock is paused may then, instead of blocking, move the clock
-    /// to its next timer (auto-advance; rt-io's `time/clock.rs`), and returns `true` as after
+    /// to its next timer (auto-advance; rules P2 and P4 in rt-io's `time/clock.rs`), and
+    /// returns `true` as after
     /// a turn. The default is `try_drive`.
     fn try_drive_idle(
         &self,

@@ -113,9 +113,9 @@ impl rt_sched::IoDriver for WorkerDrivenIo {
         unless: &dyn Fn() -> bool,
         idle: &dyn Fn() -> bool,
     ) -> bool {
-        // The blocking pool is checked before and after the scheduler: a closure's result moves
-        // from the pool into the scheduler, and a spawn_blocking from the scheduler into the
-        // pool, so one of the two reads sees it (see rt-io's `time/clock.rs`).
+        // Rule P5 (rt-io's `time/clock.rs`): the blocking pool is checked before and after the
+        // scheduler: a closure's result moves from the pool into the scheduler, and a
+        // spawn_blocking from the scheduler into the pool, so one of the two reads sees it.
         let pool = &self.1;
         let all_idle = || pool.is_quiet() && idle() && pool.is_quiet();
         self.0.try_drive_idle(shard, timeout, unless, &all_idle)
@@ -729,8 +729,8 @@ impl Builder {
         }
         // `None` with a dedicated `rt-io` thread: then the scheduler never touches the reactor.
         let io_driver: Option<Arc<dyn rt_sched::IoDriver>> = io.worker_driver().map(|d| {
-            // A pool that goes quiet may be what held auto-advance back: have an idle worker
-            // decide again. Through the `Weak` cell, not a clone of the reactor's handle: the
+            // Rule P3 (rt-io's `time/clock.rs`): a pool that goes quiet may be what held
+            // auto-advance back: have an idle worker decide again. Through the `Weak` cell, not a clone of the reactor's handle: the
             // reactor keeps the pool's spawner (the lookup hook above), and a pool holding the
             // reactor would be a cycle that keeps both (and their fds) alive for good.
             let cell = cell.clone();

@@ -1,9 +1,9 @@
-//! What holds auto-advance of a paused clock back from outside the scheduler: a `block_on`
-//! thread that is awake. [`Held`] wraps every `block_on` future: its thread holds auto-advance
-//! (rt-io's `Handle::inhibit_auto_advance`) while it polls the future and from the moment the
-//! future is woken until that poll, so the clock cannot jump while the thread is about to run.
-//! The workers' side is rt-sched's `all_idle`; the decision is rt-io's
-//! `WorkerDriver::try_drive_idle` (see rt-io's `time/clock.rs`).
+//! What holds auto-advance of a paused clock back from outside the scheduler (rule P3 in rt-io's
+//! `time/clock.rs`): a `block_on` thread that is awake. [`Held`] wraps every `block_on` future:
+//! its thread holds auto-advance (rt-io's `Handle::inhibit_auto_advance`) while it polls the
+//! future and from the moment the future is woken until that poll, so the clock cannot jump
+//! while the thread is about to run. The workers' side is rt-sched's `all_idle` (P2, P5, P6);
+//! the decision is rt-io's `WorkerDriver::try_drive_idle` (P4).
 //!
 //! The waker's word:
 //! - `IDLE`: not woken since the last poll began; no hold of the waker's.

@@ -237,8 +237,8 @@ impl TimeDriver {
         let mut due: Vec<Arc<Entry>> = Vec::new();
         'wake: loop {
             let now_instant = inner.clock.now();
-            // Paused, the clock stands on exact instants (`advance` by whole seconds) that
-            // rarely fall on a tick: fire the tick it stands in, so that a timer due at exactly
+            // Rule P7 (`clock.rs`). Paused, the clock stands on exact instants (`advance` by
+            // whole seconds) that rarely fall on a tick: fire the tick it stands in, so that a timer due at exactly
             // that instant fires. One in the same tick but later than the clock fires up to a
             // tick early; its `Sleep` then moves the paused clock on to its deadline (never
             // early on the clock it reads).
@@ -316,7 +316,7 @@ impl TimeDriver {
         }
     }
 
-    /// Auto-advance (see `clock.rs`): moves the paused clock to the wheel's next deadline and
+    /// Auto-advance (rules P2 and P4 in `clock.rs`): moves the paused clock to the wheel's next deadline and
     /// fires what is due. Returns `false` when there is no timer to jump to (or the clock is
     /// not paused). Called by the thread that decided that nothing can make progress, inside
     /// `rt_core::batch::batch`.

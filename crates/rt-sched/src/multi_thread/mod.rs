@@ -787,7 +787,8 @@ impl Shared {
     }
 
     /// Whether nothing in the scheduler can make progress, for auto-advance of a paused clock
-    /// (`IoDriver::try_drive_idle`), asked by a parked worker. The checks follow a task's path
+    /// (`IoDriver::try_drive_idle`; rules P2, P5 and P6 in rt-io's `time/clock.rs`), asked by a
+    /// parked worker. The checks follow a task's path
     /// — queues, then the workers that take from them — so a task moving along it is seen at
     /// one place or the other: a task popped from a queue was popped by an unparked worker,
     /// which is still unparked or has parked again after running it (SeqCst throughout).

@@ -239,8 +239,8 @@ impl WorkerContext {
     fn push_local(&self, task: Notified<Handle>, is_yield: bool) {
         self.shared().counters.scheduled(&task, self.index);
         if self.parked_turn.get() == 1 {
-            // Parked, and our driver turn woke this task: hold auto-advance back until we
-            // leave the sleepers list for it (`Shared::all_idle`).
+            // Rule P6 (rt-io's `time/clock.rs`): parked, and our driver turn woke this task:
+            // hold auto-advance back until we leave the sleepers list for it.
             self.parked_turn.set(2);
             self.shared()
                 .settling

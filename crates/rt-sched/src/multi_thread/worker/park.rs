@@ -110,7 +110,8 @@ impl WorkerContext {
         // Checked again once we hold the shard: a notify whose unpark another thread's turn
         // of this shard took before we got it would otherwise leave us blocked.
         let notified = || !shared.idle.is_parked(self.index) || self.reclaimed();
-        // For auto-advance of a paused clock: nothing anywhere can make progress.
+        // For auto-advance of a paused clock: nothing anywhere can make progress (rule P2 in
+        // rt-io's `time/clock.rs`).
         let all_idle = || self.queues_empty() && shared.all_idle();
         let mut drove = driver.try_drive_idle(self.shard, timeout, &notified, &all_idle);
         let mut tries = 0;
@@ -350,8 +351,8 @@ impl<'a> Settling<'a> {
 impl Drop for Settling<'_> {
     fn drop(&mut self) {
         if self.0.parked_turn.replace(0) == 2 {
-            // Work reached our queues, so we have left the sleepers list by now (for it, or
-            // for a notify): the unparked count holds auto-advance back from here on.
+            // Rule P6: work reached our queues, so we have left the sleepers list by now (for
+            // it, or for a notify): the unparked count holds auto-advance back from here on.
             self.0
                 .shared()
                 .settling
