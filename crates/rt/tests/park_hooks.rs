@@ -94,7 +94,7 @@ fn current_thread_hooks_bracket_the_block_on_threads_sleep() {
     assert_eq!(rt.block_on(rx).unwrap(), 5);
     sender.join().unwrap();
     let count = rt.metrics().worker_park_unpark_count(0);
-    assert!(count >= 2 && count % 2 == 0, "count {count}");
+    assert!(count >= 2 && count.is_multiple_of(2), "count {count}");
     assert!(calls.parks.load(Ordering::SeqCst) >= 1);
     assert_eq!(
         calls.parks.load(Ordering::SeqCst),
