@@ -157,11 +157,10 @@ pub struct CurrentThread {
     background_interval: u32,
 }
 
+/// The waker of the `block_on` future of a scheduler, whose thread may sleep in the IO driver.
 struct MainWaker {
     woken: AtomicBool,
-    unparker: Unparker,
-    /// Set for `block_on` of a scheduler, whose thread may sleep in the IO driver.
-    shared: Option<Arc<Shared>>,
+    shared: Arc<Shared>,
 }
 
 impl Wake for MainWaker {
@@ -173,10 +172,7 @@ impl Wake for MainWaker {
         // an RMW read a store superseded by a plain store that happens-before it, which shows up
         // as a false lost wake-up in the models. As an RMW the wake is ordered after the clear.
         self.woken.swap(true, Ordering::SeqCst);
-        match &self.shared {
-            Some(shared) => shared.unpark(),
-            None => self.unparker.unpark(),
-        }
+        self.shared.unpark();
     }
 }
 
@@ -327,8 +323,7 @@ impl CurrentThread {
         let _mode = rt_core::pool::enter_thread_mode(rt_core::pool::ThreadMode::Recycling);
         let main = Arc::new(MainWaker {
             woken: AtomicBool::new(true),
-            unparker: shared.unparker.clone(),
-            shared: Some(shared.clone()),
+            shared: shared.clone(),
         });
         let waker = Waker::from(main.clone());
         let mut cx = Context::from_waker(&waker);
@@ -473,26 +468,11 @@ impl Drop for ParkCount<'_> {
     }
 }
 
-/// `block_on` without a scheduler: park the thread until the future's waker fires.
+/// `block_on` without a scheduler: park the thread until the future's waker fires
+/// (`rt_core::block`), each poll with a fresh cooperative budget.
 pub fn park_block_on<F: Future>(future: F) -> F::Output {
-    let parker = Parker::new();
-    let main = Arc::new(MainWaker {
-        woken: AtomicBool::new(true),
-        unparker: parker.unparker().clone(),
-        shared: None,
-    });
-    let waker = Waker::from(main.clone());
-    let mut cx = Context::from_waker(&waker);
     let mut future = pin!(future);
-    loop {
-        if main.woken.swap(false, Ordering::AcqRel) {
-            if let Poll::Ready(out) = rt_core::coop::budget(|| future.as_mut().poll(&mut cx)) {
-                return out;
-            }
-        } else {
-            parker.park();
-        }
-    }
+    rt_core::block::poll_until_ready(|cx| rt_core::coop::budget(|| future.as_mut().poll(cx)))
 }
 
 impl Handle {
