@@ -49,7 +49,7 @@ impl Blocker {
     fn new() -> Blocker {
         let parker = Parker::new();
         let state = StdArc::new(ThreadWaker {
-            woken: AtomicBool::new(true),
+            woken: AtomicBool::new(false),
             unparker: parker.unparker().clone(),
         });
         let waker = Waker::from(state.clone());
@@ -62,14 +62,13 @@ impl Blocker {
 
     fn run<T>(&self, poll: &mut dyn FnMut(&mut Context<'_>) -> Poll<T>) -> T {
         let mut cx = Context::from_waker(&self.waker);
-        // A wake left over from this blocker's previous use only costs one poll.
-        self.state.woken.store(true, Ordering::Relaxed);
+        // The first poll comes at once; a wake left over from this blocker's previous use
+        // only costs one more poll.
         loop {
-            if self.state.woken.swap(false, Ordering::AcqRel) {
-                if let Poll::Ready(out) = poll(&mut cx) {
-                    return out;
-                }
-            } else {
+            if let Poll::Ready(out) = poll(&mut cx) {
+                return out;
+            }
+            while !self.state.woken.swap(false, Ordering::AcqRel) {
                 self.parker.park();
             }
         }
