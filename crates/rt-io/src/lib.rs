@@ -50,6 +50,8 @@ compile_error!(
 pub mod io;
 mod driver;
 mod handle;
+#[doc(hidden)]
+pub mod held;
 mod listen;
 pub mod net;
 mod reactor;

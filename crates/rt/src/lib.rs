@@ -31,7 +31,6 @@ mod handle;
 pub mod io;
 mod local_runtime;
 mod macros;
-mod paused;
 pub mod process;
 pub mod runtime;
 mod runtime_id;

@@ -16,7 +16,7 @@
 //! This list is the one statement of how a paused clock moves; the code that keeps a rule cites
 //! it (`rule P3`) in rt-io (`worker_driver.rs`, `handle.rs`, `time/driver.rs`), rt-sched
 //! (`multi_thread/mod.rs`, `multi_thread/worker.rs`, `multi_thread/worker/park.rs`,
-//! `blocking.rs`, `current_thread.rs`) and the facade (`paused.rs`, `builder.rs`).
+//! `blocking.rs`, `current_thread.rs`), rt-io's `held.rs` and the facade's `builder.rs`.
 //!
 //! - **P1 (what moves it).** Paused, the clock moves only by [`advance`] and by auto-advance
 //!   (P2); resumed, it runs again from where it stood, so it never goes backwards.
@@ -27,7 +27,7 @@
 //!   pending: without one there is nothing to jump to, and taking the shards (P4) would only
 //!   wake their owners, each of which would decide the same (a busy loop).
 //! - **P3 (outside holders).** A `block_on` thread holds auto-advance back while it polls its
-//!   future and from the moment the future is woken until that poll (the facade's `Held`,
+//!   future and from the moment the future is woken until that poll (`held.rs`'s `Held`,
 //!   counted in the clock's `holds`). When the last hold goes while paused, shard 0 is unparked
 //!   so that an idle worker decides again; the blocking pool going quiet does the same
 //!   (`Handle::poke_auto_advance`).
