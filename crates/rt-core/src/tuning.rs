@@ -9,8 +9,8 @@
 pub const COOP_BUDGET: u8 = 128;
 
 /// Fully free slabs a thread's frame pool keeps for reuse before it releases further ones to
-/// the OS: a burst of spawns after a quiet spell finds memory without `mmap`. Set by
-/// `benches/memory.rs` (RSS after a burst) and `benches/spawn.rs`.
+/// the OS: a burst of spawns after a quiet spell finds memory without `mmap`. Not varied by a
+/// benchmark; `benches/memory.rs` (RSS) and `benches/spawn.rs` are the ones that show a change.
 #[cfg(not(loom))]
 pub(crate) const POOL_IDLE_CAP_SLABS: usize = 4;
 #[cfg(loom)]
@@ -23,8 +23,8 @@ pub(crate) const POOL_TRIM_FLOOR_SLABS: usize = 1;
 pub(crate) const POOL_TRIM_FLOOR_SLABS: usize = 0;
 
 /// Slabs the frame pool's allocation slow path inspects before it takes a fresh one: bounds
-/// the slow path's cost against the memory a partly free slab would save (`benches/memory.rs`,
-/// `rt-core/benches/pool.rs`).
+/// the slow path's cost against the memory a partly free slab would save. Not varied by a
+/// benchmark; `benches/memory.rs` and `rt-core/benches/pool.rs` show a change.
 #[cfg(not(loom))]
 pub(crate) const POOL_SCAN_BUDGET: usize = 8;
 #[cfg(loom)]

@@ -38,8 +38,8 @@ pub(crate) const TIMER_BATCH: usize = 64;
 
 /// How far ahead a deadline must be for its timer to be staged (`time/stage.rs`): hyper's
 /// header-read and keep-alive timeouts (seconds) are staged and mostly dropped there, short
-/// sleeps go to the wheel at once. Set with the stage by `benches/http.rs` (wheel lock
-/// contention per request, `docs/BENCHMARKS.md`).
+/// sleeps go to the wheel at once. The stage was measured with `benches/http.rs` (the timer
+/// path per request, `docs/BENCHMARKS.md`); this threshold itself was not varied.
 pub(crate) const STAGE_MIN: Duration = Duration::from_secs(1);
 
 /// How long before its deadline a staged timer is moved into the wheel, at the latest: far

@@ -57,8 +57,9 @@ pub const DEFAULT_EVENT_INTERVAL: u32 = 61;
 pub const DEFAULT_OS_YIELD_AFTER: Duration = Duration::from_millis(2);
 
 /// The default `stall_threshold`: a poll running this long is reported as a stall (and, with
-/// take-over on, its worker's queue is served by a substitute). tokio-console's "lost waker /
-/// long poll" order of magnitude; no benchmark depends on it (the monitor only samples).
+/// take-over on, its worker's queue is served by a substitute): far past any healthy poll
+/// (microseconds), short enough to catch a blocking call. No benchmark depends on it (the
+/// monitor only samples).
 pub const DEFAULT_STALL_THRESHOLD: Duration = Duration::from_millis(100);
 
 /// How long an idle thread of the blocking pool, or of a multi-thread scheduler's lend pool

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 /// How long the oldest waiter of a [`Mutex`](crate::Mutex) waits before an unlock hands the
 /// lock straight to it (the default of `Mutex::with_fairness_bound`): below it an unlocker may
-/// retake the lock (throughput), past it the waiter gets it (bounded wait). Set by
-/// `benches/sync.rs` (contended mutex throughput and the longest wait, `docs/BENCHMARKS.md`).
+/// retake the lock (throughput), past it the waiter gets it (bounded wait). `benches/sync.rs`
+/// compares it with a zero bound (strictly FIFO, `rt_fifo` in `docs/BENCHMARKS.md`).
 pub const DEFAULT_FAIRNESS_BOUND: Duration = Duration::from_micros(500);
 
 /// Wakers a notifier collects under its lock before it releases the lock to wake them
