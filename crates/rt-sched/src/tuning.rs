@@ -2,7 +2,7 @@
 //! the reference) that set it: the defaults a user may change (each the default of a `Config`
 //! field and of an `rt::Builder` method), then the fixed ones the scheduler uses internally.
 //!
-//! Values that loom models need smaller (`if cfg!(loom)`, or [`loom_duration`]) are written
+//! Values that loom models need smaller (`if cfg!(loom)`, or `loom_duration`) are written
 //! here too; each is in `rt_core::sync`'s list of exceptions.
 
 use std::time::Duration;

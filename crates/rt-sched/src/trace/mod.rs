@@ -1,7 +1,7 @@
 //! Chrome trace / Perfetto export (`rt::Builder::trace_file`, `RT_TRACE=path`).
 //!
 //! Workers record compact binary [`event_ring::Event`]s — poll start and end, spawn, wake, complete,
-//! park, unpark, steal — into a fixed-size ring each ([`ring`], single producer, single
+//! park, unpark, steal — into a fixed-size ring each ([`event_ring`], single producer, single
 //! consumer, no allocation per event and no lock). Other threads (the `block_on` thread, the
 //! blocking pool, a thread driving a `LocalSet`, a foreign thread that wakes a task, the stall
 //! monitor) record into one bounded buffer behind a lock; a poll recorded there inside another
