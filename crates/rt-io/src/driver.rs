@@ -63,6 +63,7 @@ impl Driver {
     }
 
     fn build(own_thread: bool, shards: usize) -> io::Result<Driver> {
+        rt_core::timer::install(&crate::time::HookTimer);
         let mut polls = Vec::with_capacity(shards);
         let mut parts = Vec::with_capacity(shards);
         for _ in 0..shards {

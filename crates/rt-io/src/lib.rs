@@ -50,6 +50,8 @@ compile_error!(
 pub mod io;
 mod driver;
 mod handle;
+#[doc(hidden)]
+pub mod held;
 mod listen;
 pub mod net;
 mod reactor;
@@ -61,8 +63,10 @@ pub mod scheduled_io;
 pub mod shard_word;
 mod slab;
 mod stopped;
-mod syscall;
+#[doc(hidden)]
+pub mod syscall;
 pub mod time;
+pub mod tuning;
 mod worker_driver;
 
 pub use driver::{BlockingSpawner, Driver};

@@ -24,8 +24,7 @@ use crate::driver::{TIMER_TOKEN, WAKER_TOKEN};
 use crate::handle::Handle;
 use crate::readiness::Ready;
 
-/// Events taken from the OS per `poll` call.
-const EVENTS_CAPACITY: usize = 1024;
+use crate::tuning::EVENTS_CAPACITY;
 
 /// One shard's `mio::Poll` and the buffers a turn of it needs. Owned by the `rt-io` thread, or,
 /// when the runtime's workers drive IO themselves, kept in its shard's `Shard::core` for

@@ -128,14 +128,7 @@ const LOCKED: usize = 0b01;
 /// The waiter list is non-empty (invariant I1).
 const WAITERS: usize = 0b10;
 
-/// How long the oldest waiter of a [`Mutex`] waits before an unlock hands the lock straight to it:
-/// 0.5 ms, or zero (a strictly FIFO lock, tokio's documented behaviour) when the cargo feature
-/// `fifo-mutex` is on, as the `tokio` face crate turns it on.
-pub const DEFAULT_FAIRNESS_BOUND: Duration = if cfg!(feature = "fifo-mutex") {
-    Duration::ZERO
-} else {
-    Duration::from_micros(500)
-};
+pub use crate::tuning::DEFAULT_FAIRNESS_BOUND;
 
 /// "No bound": never hand off by age.
 const NO_BOUND: u64 = u64::MAX;

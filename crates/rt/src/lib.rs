@@ -56,7 +56,6 @@ mod handle;
 pub mod io;
 mod local_runtime;
 mod macros;
-mod paused;
 pub mod process;
 pub mod runtime;
 mod runtime_id;
@@ -65,6 +64,7 @@ mod stall;
 pub mod stream;
 pub mod task;
 mod trace_file;
+mod tuning;
 mod unhandled;
 mod worker_index;
 

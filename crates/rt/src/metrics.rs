@@ -94,43 +94,6 @@ pub(crate) fn snapshot(handle: &crate::Handle) -> RuntimeMetrics {
         Scheduler::CurrentThread(h) => h.metrics(),
     };
     let (threads, idle, queued) = inner.blocking.load();
-    m.blocking_threads = threads;
-    m.idle_blocking_threads = idle;
-    m.blocking_queue_depth = queued;
+    m.set_blocking(threads, idle, queued);
     m
-}
-
-impl crate::Builder {
-    /// Records, per worker, a poll-time histogram and a schedule-latency histogram (time from
-    /// a task's spawn or wake to the start of its next poll); default `false`. They cost two
-    /// clock reads per poll and a side-table entry per wake, so they are opt-in. Read them
-    /// through [`RuntimeMetrics::poll_time_histogram_bucket_count`] and
-    /// [`RuntimeMetrics::schedule_latency_histogram_bucket_count`] (buckets: see the
-    /// [`metrics`](crate::metrics) module). Multi-thread runtimes only: the current-thread
-    /// flavour ignores it.
-    ///
-    /// ```
-    /// let rt = rt::Builder::new_multi_thread()
-    ///     .worker_threads(1)
-    ///     .poll_time_histogram(true)
-    ///     .build()?;
-    /// rt.block_on(rt.spawn(async {}))?;
-    /// let m = rt.metrics();
-    /// assert!(m.poll_time_histogram_enabled());
-    /// for b in 0..m.poll_time_histogram_num_buckets() {
-    ///     let range = m.poll_time_histogram_bucket_range(b);
-    ///     let polls = m.poll_time_histogram_bucket_count(0, b);
-    ///     println!("{range:?}: {polls} polls");
-    /// }
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn poll_time_histogram(&mut self, enabled: bool) -> &mut crate::Builder {
-        self.poll_time_histogram = enabled;
-        self
-    }
-
-    /// tokio's name for [`Builder::poll_time_histogram`](crate::Builder::poll_time_histogram)`(true)`.
-    pub fn enable_metrics_poll_time_histogram(&mut self) -> &mut crate::Builder {
-        self.poll_time_histogram(true)
-    }
 }

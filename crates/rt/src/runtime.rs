@@ -402,7 +402,7 @@ impl Runtime {
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         context::assert_may_block("Runtime::block_on");
         let _g = context::enter(&self.handle, true);
-        let future = crate::paused::Held::new(&self.handle.inner.io, future);
+        let future = rt_io::held::Held::new(self.handle.inner.io.clone(), future);
         if let Some(state) = &self.handle.inner.panic {
             return crate::unhandled::block_on_watched(state, future, |f| self.block_on_inner(f));
         }

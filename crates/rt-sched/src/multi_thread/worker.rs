@@ -12,7 +12,6 @@
 // `Cell`, not a shim type: the worker's own state, touched only by its thread (no protocol).
 use std::cell::Cell;
 use std::ptr;
-use std::time::Duration;
 
 use rt_core::task::Notified;
 
@@ -30,41 +29,7 @@ mod park;
 pub(crate) use block_in_place::block_in_place;
 pub(super) use block_in_place::substitute;
 
-/// Consecutive LIFO-slot polls allowed before the local queue gets a turn.
-const MAX_LIFO_POLLS: u32 = 3;
-/// Steal rounds before parking (each round looks at every queue once). Under loom one round
-/// and no spinning: sizes, listed in `rt_core::sync`'s exceptions. Spinning only delays the
-/// park, the protocol is the same, and every spin is a yield that multiplies the interleavings
-/// a model has to explore.
-const SPIN_ROUNDS: u32 = if cfg!(loom) { 1 } else { 4 };
-/// Spin-loop hints between two steal rounds: `SPINS << round`.
-const SPINS: u32 = if cfg!(loom) { 0 } else { 16 };
-/// A worker parked this long without work gives its idle frame-pool memory back.
-const TRIM_AFTER: Duration = loom_duration(Duration::from_millis(100));
-/// While another worker is busy, an idle worker wakes this often to check that the busy one's
-/// IO shard is being polled, and polls it itself if not (a task that hogs its worker must not
-/// hold up the IO of every connection on that worker).
-const WATCH_INTERVAL: Duration = loom_duration(Duration::from_millis(1));
-
-/// A timeout, or under loom `Duration::MAX` (a size, listed in `rt_core::sync`'s exceptions):
-/// loom has no clock (its timed waits never time out), so a branch on elapsed wall-clock time
-/// would make a model's executions differ on replay. With `MAX` the same code runs and never
-/// takes the timed-out branch; a timed park becomes a park.
-const fn loom_duration(d: Duration) -> Duration {
-    if cfg!(loom) {
-        Duration::MAX
-    } else {
-        d
-    }
-}
-/// Attempts to take this worker's own shard while another worker polls it briefly.
-const OWN_SHARD_TRIES: u32 = 16;
-
-/// How long a worker that ran out of work while another one runs sleeps before it looks for
-/// work once more and then parks (`yield_before_park`). Its sleep is timed to within
-/// `PAUSE_SLACK` (the thread's timer slack, 50 µs by default, is set down for it).
-const PRE_PARK_PAUSE: Duration = Duration::from_micros(25);
-const PAUSE_SLACK: Duration = Duration::from_micros(1);
+use crate::tuning::{MAX_LIFO_POLLS, SPINS, SPIN_ROUNDS};
 
 /// The state of the worker running on this thread. Lives on the worker's stack; the
 /// thread-local `CURRENT_WORKER` points at it while the run loop is active. Only its own thread
@@ -274,8 +239,8 @@ impl WorkerContext {
     fn push_local(&self, task: Notified<Handle>, is_yield: bool) {
         self.shared().counters.scheduled(&task, self.index);
         if self.parked_turn.get() == 1 {
-            // Parked, and our driver turn woke this task: hold auto-advance back until we
-            // leave the sleepers list for it (`Shared::all_idle`).
+            // Rule P6 (rt-io's `time/clock.rs`): parked, and our driver turn woke this task:
+            // hold auto-advance back until we leave the sleepers list for it.
             self.parked_turn.set(2);
             self.shared()
                 .settling

@@ -9,6 +9,7 @@ use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
 use rt_io::io::{AsyncFd, Interest};
+use rt_io::syscall::cvt;
 
 /// One pipe end. A `File` only so that `read`/`write` on it need no `unsafe`.
 struct Pipe {
@@ -45,14 +46,9 @@ impl Pipe {
 fn set_nonblocking(fd: RawFd) -> io::Result<()> {
     // SAFETY: `fd` is an open descriptor owned by the caller; F_GETFL/F_SETFL only change its
     // status flags.
-    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-    if flags < 0 {
-        return Err(io::Error::last_os_error());
-    }
+    let flags = cvt(unsafe { libc::fcntl(fd, libc::F_GETFL) })?;
     // SAFETY: as above.
-    if unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0 {
-        return Err(io::Error::last_os_error());
-    }
+    cvt(unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) })?;
     Ok(())
 }
 

@@ -4,11 +4,16 @@
 use std::time::Duration;
 
 use super::*;
+use crate::tuning::{OWN_SHARD_TRIES, PAUSE_SLACK, PRE_PARK_PAUSE, TRIM_AFTER, WATCH_INTERVAL};
 
 impl WorkerContext {
     pub(super) fn park(&self, parker: &Parker) {
         let shared = self.shared();
-        if !self.local.is_empty() || !self.bg_local.is_empty() {
+        // The user's hooks, around the whole park; declared first, so `on_unpark` runs last,
+        // after the park/unpark count is even again. A task `on_park` spawns lands on this
+        // worker's queues (LIFO slot included), which the check below sees.
+        let _unpark_hook = shared.park_hooks.enter();
+        if !self.queues_empty() {
             return;
         }
         let was_searching = self.is_searching.replace(false);
@@ -105,7 +110,8 @@ impl WorkerContext {
         // Checked again once we hold the shard: a notify whose unpark another thread's turn
         // of this shard took before we got it would otherwise leave us blocked.
         let notified = || !shared.idle.is_parked(self.index) || self.reclaimed();
-        // For auto-advance of a paused clock: nothing anywhere can make progress.
+        // For auto-advance of a paused clock: nothing anywhere can make progress (rule P2 in
+        // rt-io's `time/clock.rs`).
         let all_idle = || self.queues_empty() && shared.all_idle();
         let mut drove = driver.try_drive_idle(self.shard, timeout, &notified, &all_idle);
         let mut tries = 0;
@@ -345,8 +351,8 @@ impl<'a> Settling<'a> {
 impl Drop for Settling<'_> {
     fn drop(&mut self) {
         if self.0.parked_turn.replace(0) == 2 {
-            // Work reached our queues, so we have left the sleepers list by now (for it, or
-            // for a notify): the unparked count holds auto-advance back from here on.
+            // Rule P6: work reached our queues, so we have left the sleepers list by now (for
+            // it, or for a notify): the unparked count holds auto-advance back from here on.
             self.0
                 .shared()
                 .settling

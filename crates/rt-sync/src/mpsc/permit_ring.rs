@@ -1,4 +1,4 @@
-//! The queue of a bounded `mpsc` channel of at most [`RING_MAX`] slots: a lock-free ring of
+//! The queue of a bounded `mpsc` channel of at most [`MPSC_RING_MAX`](crate::tuning::MPSC_RING_MAX) slots: a lock-free ring of
 //! stamped slots for many producers and one consumer, where every push holds a slot permit (the
 //! `Semaphore` in `Shared`), so a push never finds the ring full and never fails. This file owns
 //! the layout of the positions and stamps, and the values of the receiver's parking word.
@@ -59,10 +59,6 @@ use std::task::{Context, Poll, Waker};
 use rt_core::sync::{fence, spin_loop, AtomicBool, AtomicUsize, Ordering, UnsafeCell};
 
 type Padded<T> = crossbeam_utils::CachePadded<T>;
-
-/// The largest bound served by the ring: its slots are allocated up front, so larger bounded
-/// channels keep the semaphore in front of the unbounded (growing) channel.
-pub(super) const RING_MAX: usize = 4096;
 
 struct Slot<T> {
     stamp: AtomicUsize,
