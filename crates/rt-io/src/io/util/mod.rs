@@ -42,14 +42,3 @@ pub use split::{split, ReadHalf, WriteHalf};
 pub use take::Take;
 pub use traits::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite};
 pub use write_ext::AsyncWriteExt;
-
-/// The futures the extension traits' methods return. They are named so that they can be
-/// stored; each is `Unpin` when its reader or writer is.
-pub mod futures {
-    pub use super::buf_read_ext::{FillBuf, ReadLine, ReadUntil};
-    pub use super::read_ext::{Read, ReadBufFut, ReadExact, ReadNum, ReadToEnd, ReadToString};
-    pub use super::seek_ext::Seek;
-    pub use super::write_ext::{
-        Flush, Shutdown, Write, WriteAll, WriteAllBuf, WriteBuf, WriteNum, WriteVectored,
-    };
-}

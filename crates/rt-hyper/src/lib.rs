@@ -1,18 +1,21 @@
-//! hyper 1 on rt (cargo feature `hyper`): the runtime pieces hyper asks for, and a server loop.
+//! `rt-hyper`: hyper 1 on rt — the runtime pieces hyper asks for, and a server loop.
 //!
 //! - [`HyperExecutor`]: `hyper::rt::Executor`, spawning on the current rt runtime (HTTP/2's
 //!   connection and stream tasks).
 //! - [`HyperTimer`]: `hyper::rt::Timer` over rt's timers; its `reset` moves the rt sleep's
 //!   deadline in place instead of allocating a new sleep.
-//! - [`HyperIo`]: `hyper::rt::Read` + `Write` for any rt stream (any tokio `AsyncRead` /
-//!   `AsyncWrite`), reading into hyper's uninitialised buffer without zeroing it; and the
-//!   tokio traits for anything hyper hands back (an upgraded connection).
+//! - [`HyperIo`]: `hyper::rt::Read` + `Write` for any rt stream (any `rt::io::AsyncRead` /
+//!   `AsyncWrite`), reading into hyper's uninitialised buffer without zeroing it; and rt's
+//!   traits for anything hyper hands back (an upgraded connection).
 //! - [`serve`] / [`serve_with_shutdown`]: accept on a listener and serve each connection with
 //!   hyper-util's auto builder (HTTP/1.1 or HTTP/2 by the client's first bytes), the executor and
 //!   timer installed, so a header-read timeout works instead of panicking (hyper #3919).
 //!
 //! These are the shapes of hyper-util's `TokioExecutor`, `TokioTimer` and `TokioIo`: porting
 //! is a rename.
+//!
+//! It is its own crate, outside `rt`'s dependency graph: hyper, h2 and hyper-util depend on
+//! crates.io `tokio` (for its IO traits), which `rt` itself does not.
 //!
 //! ```no_run
 //! use std::convert::Infallible;
@@ -27,7 +30,7 @@
 //! #[rt::main]
 //! async fn main() -> std::io::Result<()> {
 //!     let listener = rt::net::TcpListener::bind("127.0.0.1:3000").await?;
-//!     rt::compat::hyper::serve(listener, hyper::service::service_fn(hello)).await
+//!     rt_hyper::serve(listener, hyper::service::service_fn(hello)).await
 //! }
 //! ```
 
