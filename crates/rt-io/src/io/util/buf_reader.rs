@@ -45,7 +45,12 @@ impl<R: AsyncRead> BufReader<R> {
     }
 
     /// A `BufReader` with a buffer of `capacity` bytes.
+    ///
+    /// # Panics
+    /// If `capacity` is 0.
+    #[track_caller]
     pub fn with_capacity(capacity: usize, inner: R) -> Self {
+        assert!(capacity > 0, "capacity must be greater than zero");
         BufReader {
             inner,
             buf: vec![0; capacity].into_boxed_slice(),
@@ -134,46 +139,54 @@ impl<R: AsyncRead + AsyncSeek> AsyncSeek for BufReader<R> {
     }
 
     fn poll_complete(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<u64>> {
+        let res = ready!(self.as_mut().poll_seek_state(cx));
+        if res.is_err() {
+            *self.project().seek_state = SeekState::Init;
+        }
+        Poll::Ready(res)
+    }
+}
+
+impl<R: AsyncRead + AsyncSeek> BufReader<R> {
+    /// Drives the seek in progress; with none, waits for the reader's own pending operation
+    /// and returns the logical position (the reader's, less what is buffered).
+    fn poll_seek_state(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<u64>> {
         loop {
-            let state = self.seek_state;
-            match state {
-                // No seek started: what the position is, is not this call's to say (tokio's
-                // `BufReader` says 0 too); `AsyncSeekExt::seek` ignores it.
-                SeekState::Init => return Poll::Ready(Ok(0)),
+            let mut me = self.as_mut().project();
+            match *me.seek_state {
+                SeekState::Init => {
+                    let pos = ready!(me.inner.poll_complete(cx))?;
+                    let buffered = (*me.cap - *me.pos) as u64;
+                    return Poll::Ready(Ok(pos.saturating_sub(buffered)));
+                }
                 SeekState::Start(SeekFrom::Current(n)) => {
-                    let remainder = (self.cap - self.pos) as i64;
-                    let me = self.as_mut().project();
+                    let remainder = (*me.cap - *me.pos) as i64;
                     match n.checked_sub(remainder) {
                         Some(offset) => {
                             me.inner.start_seek(SeekFrom::Current(offset))?;
                             *me.seek_state = SeekState::Pending;
                         }
                         None => {
+                            // `n - remainder` overflows: seek back over the buffered bytes
+                            // first, then by `n`.
                             me.inner.start_seek(SeekFrom::Current(-remainder))?;
                             *me.seek_state = SeekState::PendingOverflowed(n);
                         }
                     }
                 }
                 SeekState::Start(pos) => {
-                    let me = self.as_mut().project();
                     me.inner.start_seek(pos)?;
                     *me.seek_state = SeekState::Pending;
                 }
                 SeekState::PendingOverflowed(n) => {
-                    let me = self.as_mut().project();
-                    let mut me = me;
-                    if let Err(e) = ready!(me.inner.as_mut().poll_complete(cx)) {
-                        *me.seek_state = SeekState::Init;
-                        return Poll::Ready(Err(e));
-                    }
-                    // The buffer is discarded: the inner position is now the logical one.
+                    ready!(me.inner.as_mut().poll_complete(cx))?;
+                    // The buffer is discarded: the reader's position is now the logical one.
                     *me.pos = 0;
                     *me.cap = 0;
                     me.inner.start_seek(SeekFrom::Current(n))?;
                     *me.seek_state = SeekState::Pending;
                 }
                 SeekState::Pending => {
-                    let me = self.as_mut().project();
                     let res = ready!(me.inner.poll_complete(cx));
                     *me.seek_state = SeekState::Init;
                     if res.is_ok() {

@@ -198,11 +198,26 @@ impl<W: AsyncWrite + AsyncSeek> AsyncSeek for BufWriter<W> {
     }
 
     fn poll_complete(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<u64>> {
-        if let SeekState::Start(pos) = self.seek_state {
-            ready!(self.as_mut().flush_buf(cx))?;
-            let me = self.as_mut().project();
-            me.inner.start_seek(pos)?;
-            *me.seek_state = SeekState::Pending;
+        match self.seek_state {
+            // No seek started: the writer's position, plus what is buffered for it.
+            SeekState::Init => {
+                let me = self.project();
+                let pos = ready!(me.inner.poll_complete(cx))?;
+                return Poll::Ready(Ok(pos + me.buf.len() as u64));
+            }
+            SeekState::Start(pos) => {
+                if let Err(e) = ready!(self.as_mut().flush_buf(cx)) {
+                    *self.project().seek_state = SeekState::Init;
+                    return Poll::Ready(Err(e));
+                }
+                let me = self.as_mut().project();
+                if let Err(e) = me.inner.start_seek(pos) {
+                    *me.seek_state = SeekState::Init;
+                    return Poll::Ready(Err(e));
+                }
+                *me.seek_state = SeekState::Pending;
+            }
+            SeekState::Pending => {}
         }
         let me = self.project();
         let res = ready!(me.inner.poll_complete(cx));

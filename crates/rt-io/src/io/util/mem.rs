@@ -73,39 +73,34 @@ impl SimplexStream {
         }
     }
 
-    fn close_write(&mut self) {
+    fn close_write(&mut self, d: &mut Deferred) {
         self.is_closed = true;
-        if let Some(w) = self.read_waker.take() {
-            w.wake();
-        }
+        d.wake = self.read_waker.take();
     }
 
-    fn close_read(&mut self) {
+    fn close_read(&mut self, d: &mut Deferred) {
         self.is_closed = true;
-        if let Some(w) = self.write_waker.take() {
-            w.wake();
-        }
+        d.wake = self.write_waker.take();
     }
 
     fn poll_read_internal(
         &mut self,
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
+        d: &mut Deferred,
     ) -> Poll<io::Result<()>> {
         if self.buffer.has_remaining() {
             let n = std::cmp::min(self.buffer.remaining(), buf.remaining());
             buf.put_slice(&self.buffer[..n]);
             self.buffer.advance(n);
             if n > 0 {
-                if let Some(w) = self.write_waker.take() {
-                    w.wake();
-                }
+                d.wake = self.write_waker.take();
             }
             Poll::Ready(Ok(()))
         } else if self.is_closed {
             Poll::Ready(Ok(()))
         } else {
-            self.read_waker = Some(cx.waker().clone());
+            d.replaced = register(&mut self.read_waker, cx);
             Poll::Pending
         }
     }
@@ -114,13 +109,14 @@ impl SimplexStream {
         &mut self,
         cx: &mut Context<'_>,
         bufs: &[IoSlice<'_>],
+        d: &mut Deferred,
     ) -> Poll<io::Result<usize>> {
         if self.is_closed {
             return Poll::Ready(Err(io::ErrorKind::BrokenPipe.into()));
         }
         let mut avail = self.max_buf_size - self.buffer.len();
         if avail == 0 {
-            self.write_waker = Some(cx.waker().clone());
+            d.replaced = register(&mut self.write_waker, cx);
             return Poll::Pending;
         }
         let mut written = 0;
@@ -134,11 +130,35 @@ impl SimplexStream {
             written += n;
         }
         if written > 0 {
-            if let Some(w) = self.read_waker.take() {
-                w.wake();
-            }
+            d.wake = self.read_waker.take();
         }
         Poll::Ready(Ok(written))
+    }
+}
+
+/// Stores `cx`'s waker in `slot` (unless it is already there); returns the waker it replaces.
+fn register(slot: &mut Option<Waker>, cx: &Context<'_>) -> Option<Waker> {
+    match slot {
+        Some(w) if w.will_wake(cx.waker()) => None,
+        _ => slot.replace(cx.waker().clone()),
+    }
+}
+
+/// What a pipe operation leaves to do once the pipe's lock is released: a waker to wake, and a
+/// waker it replaced, to drop. Waking or dropping a waker may run arbitrary code (a waker that
+/// owns the other end of the pipe drops it, which takes the lock), so neither happens under the
+/// lock. Declared before the guard, it is dropped after it.
+#[derive(Default)]
+struct Deferred {
+    wake: Option<Waker>,
+    replaced: Option<Waker>,
+}
+
+impl Drop for Deferred {
+    fn drop(&mut self) {
+        if let Some(w) = self.wake.take() {
+            w.wake();
+        }
     }
 }
 
@@ -159,7 +179,7 @@ impl AsyncRead for SimplexStream {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let me = self.get_mut();
-        coop(cx, |cx| me.poll_read_internal(cx, buf))
+        coop(cx, |cx| me.poll_read_internal(cx, buf, &mut Deferred::default()))
     }
 }
 
@@ -170,7 +190,9 @@ impl AsyncWrite for SimplexStream {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         let me = self.get_mut();
-        coop(cx, |cx| me.poll_write_internal(cx, &[IoSlice::new(buf)]))
+        coop(cx, |cx| {
+            me.poll_write_internal(cx, &[IoSlice::new(buf)], &mut Deferred::default())
+        })
     }
 
     fn poll_write_vectored(
@@ -179,7 +201,9 @@ impl AsyncWrite for SimplexStream {
         bufs: &[IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
         let me = self.get_mut();
-        coop(cx, |cx| me.poll_write_internal(cx, bufs))
+        coop(cx, |cx| {
+            me.poll_write_internal(cx, bufs, &mut Deferred::default())
+        })
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -191,7 +215,7 @@ impl AsyncWrite for SimplexStream {
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.get_mut().close_write();
+        self.get_mut().close_write(&mut Deferred::default());
         Poll::Ready(Ok(()))
     }
 }
@@ -202,7 +226,13 @@ impl AsyncRead for DuplexStream {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        coop(cx, |cx| lock(&self.read).poll_read_internal(cx, buf))
+        coop(cx, |cx| {
+            let mut d = Deferred::default();
+            let mut guard = lock(&self.read);
+            let res = guard.poll_read_internal(cx, buf, &mut d);
+            drop(guard);
+            res
+        })
     }
 }
 
@@ -213,7 +243,11 @@ impl AsyncWrite for DuplexStream {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         coop(cx, |cx| {
-            lock(&self.write).poll_write_internal(cx, &[IoSlice::new(buf)])
+            let mut d = Deferred::default();
+            let mut guard = lock(&self.write);
+            let res = guard.poll_write_internal(cx, &[IoSlice::new(buf)], &mut d);
+            drop(guard);
+            res
         })
     }
 
@@ -222,7 +256,13 @@ impl AsyncWrite for DuplexStream {
         cx: &mut Context<'_>,
         bufs: &[IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        coop(cx, |cx| lock(&self.write).poll_write_internal(cx, bufs))
+        coop(cx, |cx| {
+            let mut d = Deferred::default();
+            let mut guard = lock(&self.write);
+            let res = guard.poll_write_internal(cx, bufs, &mut d);
+            drop(guard);
+            res
+        })
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -234,7 +274,8 @@ impl AsyncWrite for DuplexStream {
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        lock(&self.write).close_write();
+        let mut d = Deferred::default();
+        lock(&self.write).close_write(&mut d);
         Poll::Ready(Ok(()))
     }
 }
@@ -242,8 +283,11 @@ impl AsyncWrite for DuplexStream {
 impl Drop for DuplexStream {
     fn drop(&mut self) {
         // The peer's reads end once they drain the buffer; its writes fail.
-        lock(&self.write).close_write();
-        lock(&self.read).close_read();
+        let mut d = Deferred::default();
+        lock(&self.write).close_write(&mut d);
+        drop(d);
+        let mut d = Deferred::default();
+        lock(&self.read).close_read(&mut d);
     }
 }
 
