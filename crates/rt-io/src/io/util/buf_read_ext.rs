@@ -130,9 +130,23 @@ pub(crate) fn read_until_internal<R: AsyncBufRead + ?Sized>(
     }
 }
 
+/// The index of the first `needle` in `haystack`: libc's `memchr`, vectorised.
 #[inline]
 fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
-    haystack.iter().position(|&b| b == needle)
+    // SAFETY: `memchr` reads at most `haystack.len()` bytes from its start, all of them in the
+    // slice; the pointer it returns, if any, is into that range.
+    let p = unsafe {
+        libc::memchr(
+            haystack.as_ptr().cast(),
+            needle as libc::c_int,
+            haystack.len(),
+        )
+    };
+    if p.is_null() {
+        None
+    } else {
+        Some(p as usize - haystack.as_ptr() as usize)
+    }
 }
 
 /// The future of [`AsyncBufReadExt::read_until`].
