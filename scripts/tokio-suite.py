@@ -438,7 +438,10 @@ impl<T> std::fmt::Debug for UnboundedReceiverStream<T> {
 
 impl<T> futures_core::Stream for UnboundedReceiverStream<T> {
     type Item = T;
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<T>> {
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<T>> {
         self.0.poll_recv(cx)
     }
 }

@@ -110,7 +110,10 @@ pub(crate) fn read_until_internal<R: AsyncBufRead + ?Sized>(
 ) -> Poll<io::Result<usize>> {
     loop {
         let (done, used) = {
-            let available = ready!(reader.as_mut().poll_fill_buf(cx))?;
+            let available = match ready!(reader.as_mut().poll_fill_buf(cx)) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                res => res?,
+            };
             match memchr(delim, available) {
                 Some(i) => {
                     buf.extend_from_slice(&available[..=i]);
@@ -232,10 +235,7 @@ fn finish_line(
             // SAFETY: the original bytes are valid UTF-8 and so, just checked, are the new ones.
             return (unsafe { String::from_utf8_unchecked(buf) }, Err(e));
         }
-        (Ok(_), Err(_)) => Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            "stream did not contain valid UTF-8",
-        )),
+        (Ok(_), Err(_)) => Err(super::read_ext::invalid_utf8(&buf)),
         (Err(e), Err(_)) => Err(e),
     };
     if res.is_err() {
@@ -345,10 +345,8 @@ where
         }
         match String::from_utf8(bytes) {
             Ok(line) => Poll::Ready(Ok(Some(line))),
-            Err(_) => Poll::Ready(Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                "stream did not contain valid UTF-8",
-            ))),
+            // The line is consumed: the next call reads the next one.
+            Err(e) => Poll::Ready(Err(io::Error::new(io::ErrorKind::InvalidData, e))),
         }
     }
 }

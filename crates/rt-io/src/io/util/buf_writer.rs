@@ -63,6 +63,7 @@ impl<W: AsyncWrite> BufWriter<W> {
                     break;
                 }
                 Poll::Ready(Ok(n)) => *me.written += n,
+                Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
                 Poll::Ready(Err(e)) => {
                     ret = Err(e);
                     break;

@@ -42,12 +42,17 @@ impl CopyBuffer {
         let mut buf = ReadBuf::new(&mut self.buf);
         buf.set_filled(self.cap);
         let res = reader.poll_read(cx, &mut buf);
-        if let Poll::Ready(Ok(())) = res {
-            let filled = buf.filled().len();
-            self.read_done = self.cap == filled;
-            self.cap = filled;
+        match res {
+            Poll::Ready(Ok(())) => {
+                let filled = buf.filled().len();
+                self.read_done = self.cap == filled;
+                self.cap = filled;
+                res
+            }
+            // Interrupted: nothing was read; the copy loop reads again.
+            Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => Poll::Ready(Ok(())),
+            res => res,
         }
-        res
     }
 
     /// Copies until the reader ends and everything read is written and flushed; returns the
@@ -91,7 +96,10 @@ impl CopyBuffer {
             }
 
             while self.pos < self.cap {
-                let n = ready!(self.poll_write_buf(cx, reader.as_mut(), writer.as_mut()))?;
+                let n = match ready!(self.poll_write_buf(cx, reader.as_mut(), writer.as_mut())) {
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    res => res?,
+                };
                 coop.made_progress();
                 if n == 0 {
                     return Poll::Ready(Err(io::Error::new(
@@ -197,6 +205,7 @@ where
         reader,
         writer,
         amt: 0,
+        need_flush: false,
     }
     .await
 }
@@ -205,6 +214,7 @@ struct CopyBuf<'a, R: ?Sized, W: ?Sized> {
     reader: &'a mut R,
     writer: &'a mut W,
     amt: u64,
+    need_flush: bool,
 }
 
 impl<R, W> Future for CopyBuf<'_, R, W>
@@ -218,14 +228,30 @@ where
         let me = self.get_mut();
         loop {
             let coop = ready!(rt_core::coop::poll_proceed(cx));
-            let buf = ready!(Pin::new(&mut *me.reader).poll_fill_buf(cx))?;
+            let buf = match Pin::new(&mut *me.reader).poll_fill_buf(cx) {
+                Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Poll::Ready(res) => res?,
+                Poll::Pending => {
+                    // Nothing to read: flush what was written, as the reader may wait for
+                    // the writer's buffered bytes to go out.
+                    if me.need_flush {
+                        ready!(Pin::new(&mut *me.writer).poll_flush(cx))?;
+                        me.need_flush = false;
+                    }
+                    return Poll::Pending;
+                }
+            };
             if buf.is_empty() {
                 ready!(Pin::new(&mut *me.writer).poll_flush(cx))?;
                 coop.made_progress();
                 return Poll::Ready(Ok(me.amt));
             }
-            let n = ready!(Pin::new(&mut *me.writer).poll_write(cx, buf))?;
+            let n = match ready!(Pin::new(&mut *me.writer).poll_write(cx, buf)) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                res => res?,
+            };
             coop.made_progress();
+            me.need_flush = true;
             if n == 0 {
                 return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
             }
@@ -284,6 +310,9 @@ where
 
 /// [`copy_bidirectional`] with a buffer of `a_to_b_buf_size` bytes for `a` to `b` and of
 /// `b_to_a_buf_size` bytes the other way.
+///
+/// # Panics
+/// If either size is 0.
 pub async fn copy_bidirectional_with_sizes<A, B>(
     a: &mut A,
     b: &mut B,
@@ -294,6 +323,8 @@ where
     A: AsyncRead + AsyncWrite + Unpin + ?Sized,
     B: AsyncRead + AsyncWrite + Unpin + ?Sized,
 {
+    assert!(a_to_b_buf_size > 0, "`a_to_b_buf_size` must be greater than 0");
+    assert!(b_to_a_buf_size > 0, "`b_to_a_buf_size` must be greater than 0");
     let mut a_to_b = TransferState::Running(CopyBuffer::new(a_to_b_buf_size));
     let mut b_to_a = TransferState::Running(CopyBuffer::new(b_to_a_buf_size));
     std::future::poll_fn(|cx| {

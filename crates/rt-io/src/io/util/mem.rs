@@ -89,6 +89,9 @@ impl SimplexStream {
         buf: &mut ReadBuf<'_>,
         d: &mut Deferred,
     ) -> Poll<io::Result<()>> {
+        if buf.remaining() == 0 {
+            return Poll::Ready(Ok(()));
+        }
         if self.buffer.has_remaining() {
             let n = std::cmp::min(self.buffer.remaining(), buf.remaining());
             buf.put_slice(&self.buffer[..n]);
@@ -113,6 +116,9 @@ impl SimplexStream {
     ) -> Poll<io::Result<usize>> {
         if self.is_closed {
             return Poll::Ready(Err(io::ErrorKind::BrokenPipe.into()));
+        }
+        if bufs.iter().all(|b| b.is_empty()) {
+            return Poll::Ready(Ok(0));
         }
         let mut avail = self.max_buf_size - self.buffer.len();
         if avail == 0 {

@@ -137,9 +137,11 @@ pub trait AsyncReadExt: AsyncRead {
     where
         Self: Unpin,
     {
+        let state = ToEndState::new(buf.capacity());
         ReadToEnd {
             reader: self,
             buf,
+            state,
             read: 0,
         }
     }
@@ -157,10 +159,12 @@ pub trait AsyncReadExt: AsyncRead {
     {
         let start_len = dst.len();
         let buf = std::mem::take(dst).into_bytes();
+        let state = ToEndState::new(buf.capacity());
         ReadToString {
             reader: self,
             output: dst,
             buf,
+            state,
             start_len,
         }
     }
@@ -179,6 +183,18 @@ impl<R: AsyncRead + ?Sized> AsyncReadExt for R {}
 /// Reads an [`io::Error`] of kind `UnexpectedEof`, as a read that ends early reports it.
 pub(crate) fn eof() -> io::Error {
     io::Error::new(io::ErrorKind::UnexpectedEof, "early eof")
+}
+
+/// An `InvalidData` error for bytes that are not valid UTF-8, carrying the `Utf8Error` of the
+/// whole of `bytes` (its `valid_up_to` counts from their start).
+pub(crate) fn invalid_utf8(bytes: &[u8]) -> io::Error {
+    match std::str::from_utf8(bytes) {
+        Err(e) => io::Error::new(io::ErrorKind::InvalidData, e),
+        Ok(_) => io::Error::new(
+            io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        ),
+    }
 }
 
 /// The future of [`AsyncReadExt::read`].
@@ -269,7 +285,10 @@ impl<R: AsyncRead + ?Sized + Unpin> Future for ReadExact<'_, R> {
         let me = self.get_mut();
         while me.buf.remaining() > 0 {
             let before = me.buf.remaining();
-            ready!(Pin::new(&mut *me.reader).poll_read(cx, &mut me.buf))?;
+            match ready!(Pin::new(&mut *me.reader).poll_read(cx, &mut me.buf)) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                res => res?,
+            }
             if me.buf.remaining() == before {
                 return Poll::Ready(Err(eof()));
             }
@@ -304,7 +323,10 @@ impl<R: AsyncRead + ?Sized + Unpin, T, const N: usize> Future for ReadNum<'_, R,
         let me = self.get_mut();
         while me.filled < N {
             let mut buf = ReadBuf::new(&mut me.buf[me.filled..]);
-            ready!(Pin::new(&mut *me.reader).poll_read(cx, &mut buf))?;
+            match ready!(Pin::new(&mut *me.reader).poll_read(cx, &mut buf)) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                res => res?,
+            }
             let n = buf.filled().len();
             if n == 0 {
                 return Poll::Ready(Err(eof()));
@@ -321,6 +343,7 @@ impl<R: AsyncRead + ?Sized + Unpin, T, const N: usize> Future for ReadNum<'_, R,
 pub struct ReadToEnd<'a, R: ?Sized> {
     reader: &'a mut R,
     buf: &'a mut Vec<u8>,
+    state: ToEndState,
     read: usize,
 }
 
@@ -329,35 +352,94 @@ impl<R: AsyncRead + ?Sized + Unpin> Future for ReadToEnd<'_, R> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
         let me = self.get_mut();
-        poll_read_to_end(Pin::new(&mut *me.reader), cx, me.buf, &mut me.read)
+        poll_read_to_end(
+            Pin::new(&mut *me.reader),
+            cx,
+            me.buf,
+            &mut me.state,
+            &mut me.read,
+        )
     }
 }
 
+/// What a read to the end remembers between reads: how much of the vector's spare capacity a
+/// reader already initialised (so it is not zeroed again), and the capacity it started with.
+#[derive(Debug)]
+pub(crate) struct ToEndState {
+    start_cap: usize,
+    cap: usize,
+    initialized: usize,
+}
+
+impl ToEndState {
+    pub(crate) fn new(cap: usize) -> ToEndState {
+        ToEndState {
+            start_cap: cap,
+            cap,
+            initialized: 0,
+        }
+    }
+}
+
+/// The size of the probe read `read_to_end` makes into a stack buffer, and of each growth.
+const PROBE: usize = 32;
+
 /// Reads into `buf` until end of stream, counting the bytes appended in `read`; returns the
 /// count (and resets it) at the end.
+///
+/// The vector grows only when data does not fit: while its capacity is the one it came with
+/// (and at least [`PROBE`] bytes) and less than `PROBE` bytes are spare, a read goes into a
+/// stack buffer first, so that a vector exactly large enough never reallocates to learn that
+/// the stream ended. Otherwise `PROBE` more bytes are reserved (the vector doubles) and the read
+/// goes straight into the spare capacity. `Interrupted` errors are retried.
 pub(crate) fn poll_read_to_end<R: AsyncRead + ?Sized>(
     mut reader: Pin<&mut R>,
     cx: &mut Context<'_>,
     buf: &mut Vec<u8>,
+    state: &mut ToEndState,
     read: &mut usize,
 ) -> Poll<io::Result<usize>> {
     loop {
-        if buf.capacity() == buf.len() {
-            // Doubles (at least 32 bytes): amortised growth, as `Vec::push`.
-            buf.reserve(32);
-        }
-        let len = buf.len();
-        let n = {
+        let spare = buf.capacity() - buf.len();
+        let probe = spare < PROBE && buf.capacity() == state.start_cap && state.start_cap >= PROBE;
+        let res = if probe {
+            let mut small = [std::mem::MaybeUninit::<u8>::uninit(); PROBE];
+            let mut rb = ReadBuf::uninit(&mut small);
+            let res = reader.as_mut().poll_read(cx, &mut rb);
+            let got = rb.filled();
+            if !got.is_empty() {
+                if got.len() > spare {
+                    buf.reserve(PROBE);
+                }
+                buf.extend_from_slice(got);
+            }
+            res.map_ok(|()| got.len())
+        } else {
+            buf.reserve(PROBE);
+            if buf.capacity() != state.cap {
+                // A new allocation: what was initialised past the length is not carried over.
+                state.cap = buf.capacity();
+                state.initialized = 0;
+            }
+            let len = buf.len();
             let mut rb = ReadBuf::uninit(buf.spare_capacity_mut());
-            ready!(reader.as_mut().poll_read(cx, &mut rb))?;
-            rb.filled().len()
+            // SAFETY: `initialized` bytes of the spare capacity were initialised by an earlier
+            // read into this same allocation (reset above when it changes).
+            unsafe { rb.assume_init(state.initialized) };
+            let res = reader.as_mut().poll_read(cx, &mut rb);
+            let n = rb.filled().len();
+            state.initialized = rb.initialized().len() - n;
+            // SAFETY: the reader filled, so initialised, the first `n` bytes of the spare
+            // capacity.
+            unsafe { buf.set_len(len + n) };
+            res.map_ok(|()| n)
         };
-        if n == 0 {
-            return Poll::Ready(Ok(std::mem::take(read)));
+        match ready!(res) {
+            Ok(0) => return Poll::Ready(Ok(std::mem::take(read))),
+            Ok(n) => *read += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Poll::Ready(Err(e)),
         }
-        // SAFETY: the reader filled, so initialised, the first `n` bytes of the spare capacity.
-        unsafe { buf.set_len(len + n) };
-        *read += n;
     }
 }
 
@@ -370,6 +452,7 @@ pub struct ReadToString<'a, R: ?Sized> {
     // The string's bytes, taken out of it while reading; the first `start_len` are the
     // original (valid UTF-8) contents.
     buf: Vec<u8>,
+    state: ToEndState,
     start_len: usize,
 }
 
@@ -383,15 +466,13 @@ impl<R: AsyncRead + ?Sized + Unpin> Future for ReadToString<'_, R> {
             Pin::new(&mut *me.reader),
             cx,
             &mut me.buf,
+            &mut me.state,
             &mut read
         ));
         let mut buf = std::mem::take(&mut me.buf);
         let res = match res {
             Ok(n) if std::str::from_utf8(&buf[me.start_len..]).is_ok() => Ok(n),
-            Ok(_) => Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                "stream did not contain valid UTF-8",
-            )),
+            Ok(_) => Err(invalid_utf8(&buf)),
             Err(e) => Err(e),
         };
         if res.is_err() {

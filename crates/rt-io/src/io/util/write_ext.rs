@@ -174,6 +174,9 @@ pub trait AsyncWriteExt: AsyncWrite {
 
 impl<W: AsyncWrite + ?Sized> AsyncWriteExt for W {}
 
+/// At most this many slices of a `Buf` go into one vectored write.
+const MAX_VECTOR_ELEMENTS: usize = 64;
+
 /// An [`io::Error`] of kind `WriteZero`, as a writer that takes nothing reports it.
 pub(crate) fn write_zero() -> io::Error {
     io::Error::new(io::ErrorKind::WriteZero, "failed to write whole buffer")
@@ -229,7 +232,13 @@ impl<W: AsyncWrite + Unpin, B: Buf> Future for WriteBuf<'_, W, B> {
         if !me.buf.has_remaining() {
             return Poll::Ready(Ok(0));
         }
-        let n = ready!(Pin::new(&mut *me.writer).poll_write(cx, me.buf.chunk()))?;
+        let n = if me.writer.is_write_vectored() {
+            let mut slices = [IoSlice::new(&[]); MAX_VECTOR_ELEMENTS];
+            let cnt = me.buf.chunks_vectored(&mut slices);
+            ready!(Pin::new(&mut *me.writer).poll_write_vectored(cx, &slices[..cnt]))?
+        } else {
+            ready!(Pin::new(&mut *me.writer).poll_write(cx, me.buf.chunk()))?
+        };
         me.buf.advance(n);
         Poll::Ready(Ok(n))
     }
@@ -247,15 +256,18 @@ impl<W: AsyncWrite + Unpin, B: Buf> Future for WriteAllBuf<'_, W, B> {
     type Output = io::Result<()>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        const MAX_VECTOR_ELEMENTS: usize = 64;
         let me = self.get_mut();
         while me.buf.has_remaining() {
-            let n = if me.writer.is_write_vectored() {
+            let res = if me.writer.is_write_vectored() {
                 let mut slices = [IoSlice::new(&[]); MAX_VECTOR_ELEMENTS];
                 let cnt = me.buf.chunks_vectored(&mut slices);
-                ready!(Pin::new(&mut *me.writer).poll_write_vectored(cx, &slices[..cnt]))?
+                ready!(Pin::new(&mut *me.writer).poll_write_vectored(cx, &slices[..cnt]))
             } else {
-                ready!(Pin::new(&mut *me.writer).poll_write(cx, me.buf.chunk()))?
+                ready!(Pin::new(&mut *me.writer).poll_write(cx, me.buf.chunk()))
+            };
+            let n = match res {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                res => res?,
             };
             if n == 0 {
                 return Poll::Ready(Err(write_zero()));
@@ -280,7 +292,10 @@ impl<W: AsyncWrite + ?Sized + Unpin> Future for WriteAll<'_, W> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let me = self.get_mut();
         while !me.buf.is_empty() {
-            let n = ready!(Pin::new(&mut *me.writer).poll_write(cx, me.buf))?;
+            let n = match ready!(Pin::new(&mut *me.writer).poll_write(cx, me.buf)) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                res => res?,
+            };
             if n == 0 {
                 return Poll::Ready(Err(write_zero()));
             }
@@ -307,7 +322,10 @@ impl<W: AsyncWrite + ?Sized + Unpin> Future for WriteNum<'_, W> {
         let me = self.get_mut();
         while me.written < me.len {
             let src = &me.buf[me.written as usize..me.len as usize];
-            let n = ready!(Pin::new(&mut *me.writer).poll_write(cx, src))?;
+            let n = match ready!(Pin::new(&mut *me.writer).poll_write(cx, src)) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                res => res?,
+            };
             if n == 0 {
                 return Poll::Ready(Err(write_zero()));
             }
