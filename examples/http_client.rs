@@ -9,8 +9,8 @@ use http_body_util::{BodyExt, Empty, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::service::service_fn;
 use hyper::{Request, Response};
-use rt_hyper::HyperIo;
 use rt::net::{TcpListener, TcpStream};
+use rt_hyper::HyperIo;
 
 async fn local(req: Request<Incoming>) -> Result<Response<Full<Bytes>>, Infallible> {
     let text = format!("hello from the local server, you asked for {}\n", req.uri());

@@ -323,8 +323,14 @@ where
     A: AsyncRead + AsyncWrite + Unpin + ?Sized,
     B: AsyncRead + AsyncWrite + Unpin + ?Sized,
 {
-    assert!(a_to_b_buf_size > 0, "`a_to_b_buf_size` must be greater than 0");
-    assert!(b_to_a_buf_size > 0, "`b_to_a_buf_size` must be greater than 0");
+    assert!(
+        a_to_b_buf_size > 0,
+        "`a_to_b_buf_size` must be greater than 0"
+    );
+    assert!(
+        b_to_a_buf_size > 0,
+        "`b_to_a_buf_size` must be greater than 0"
+    );
     let mut a_to_b = TransferState::Running(CopyBuffer::new(a_to_b_buf_size));
     let mut b_to_a = TransferState::Running(CopyBuffer::new(b_to_a_buf_size));
     std::future::poll_fn(|cx| {

@@ -185,7 +185,9 @@ impl AsyncRead for SimplexStream {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let me = self.get_mut();
-        coop(cx, |cx| me.poll_read_internal(cx, buf, &mut Deferred::default()))
+        coop(cx, |cx| {
+            me.poll_read_internal(cx, buf, &mut Deferred::default())
+        })
     }
 }
 
