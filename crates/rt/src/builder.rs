@@ -427,8 +427,8 @@ impl Builder {
     /// the worker that ran it, with no hop between threads, and a connection stays on one core
     /// (tokio shares one poll among its workers; ours measured faster on the TCP echo bench).
     /// `true`: one poll on a dedicated `rt-io` thread, which keeps IO latency independent of
-    /// how busy the workers are at the cost of a thread hop per event (see
-    /// `docs/ARCHITECTURE.md` for the measurements).
+    /// how busy the workers are at the cost of a thread hop per event (the TCP echo of
+    /// `benches/net.rs` takes about a third longer; `docs/BENCHMARKS.md`).
     pub fn reactor_thread(&mut self, dedicated: bool) -> &mut Builder {
         self.reactor_thread = dedicated;
         self
@@ -607,8 +607,8 @@ impl Builder {
                     background_interval: self.background_interval,
                     stall: self.stall_config(),
                     histograms: self.poll_time_histogram,
-                    // More awake workers than CPUs only take turns on the cores (BENCHMARKS,
-                    // "spawn under oversubscription"); a worker blocked in a task still counts
+                    // More awake workers than CPUs only take turns on the cores (`benches/scaling.rs`,
+                    // oversubscription); a worker blocked in a task still counts
                     // as awake, so the cap is on only where the stall take-over serves the
                     // queued work of such a worker.
                     max_awake: if self.stall_threshold.is_some() {

@@ -17,6 +17,31 @@
 //!
 //! Architecture invariant: this crate is the only public API boundary. The crates under it
 //! (`rt-core`, `rt-sched`, `rt-io`, `rt-sync`) are implementation detail; users name `rt::`.
+//!
+//! # `select!`, `join!`, `try_join!`
+//!
+//! tokio's syntax and semantics: `pattern = future (, if condition)? => handler`, `else =>`,
+//! `biased;`; otherwise each call starts polling at a random branch. Losers are dropped before the
+//! handler runs; every rt future's rustdoc has a `# Cancel safety` section.
+//!
+//! ```rust
+//! let rt = rt::Builder::new_current_thread().build()?;
+//! rt.block_on(async {
+//!     let (tx, mut rx) = rt::sync::oneshot::channel::<u32>();
+//!     tx.send(7).unwrap();
+//!     let got = rt::select! {
+//!         v = &mut rx => v.unwrap(),
+//!         _ = std::future::pending::<()>() => 0,
+//!     };
+//!     assert_eq!(got, 7);
+//!
+//!     let (a, b) = rt::join!(async { 1 }, async { "two" });
+//!     assert_eq!((a, b), (1, "two"));
+//!     let r: Result<(u8, u8), &str> = rt::try_join!(async { Ok(1) }, async { Err("no") });
+//!     assert_eq!(r, Err("no"));
+//! });
+//! # Ok::<(), std::io::Error>(())
+//! ```
 #![warn(missing_docs)]
 
 pub mod adapt;
@@ -57,17 +82,10 @@ pub mod __private {
     pub use rt_macros::select_clean_pattern;
 }
 
-/// Networking: TCP, UDP and Unix sockets.
-pub use rt_io::net;
-/// Timers: `sleep`, `timeout`, `interval`.
-pub use rt_io::time;
-
 pub mod metrics;
-
-/// Synchronisation primitives and channels, usable from any runtime.
-pub mod sync {
-    pub use rt_sync::*;
-}
+pub mod net;
+pub mod sync;
+pub mod time;
 
 use std::future::Future;
 

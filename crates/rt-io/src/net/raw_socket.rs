@@ -91,7 +91,7 @@ pub(crate) fn recv_inq(fd: std::os::fd::RawFd, buf: &mut [u8]) -> io::Result<(us
 ///
 /// Below this the copy costs less than what `send` saves over `writev`: the kernel's vector
 /// path (`vfs_writev`, `import_iovec`, `rw_verify_area`, `sock_write_iter`, `fdget_pos`) costs
-/// about 200 ns per call more than `send`'s on the 2026-12-05 machine (paired profiles of the
+/// about 200 ns per call more than `send`'s (paired profiles of the
 /// HTTP bench, `docs/BENCHMARKS.md`), and copying 4 KiB that the caller has just written,
 /// still in cache, costs less.
 pub(crate) const SEND_GATHER_MAX: usize = 4096;

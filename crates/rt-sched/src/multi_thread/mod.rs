@@ -85,14 +85,13 @@
 //! and no wake-up that preempts the client at a random point. This one is a 25 µs sleep on
 //! the worker's parker (an unpark ends it), not `sched_yield`: Linux's EEVDF answers a yield
 //! by moving the yielder's virtual deadline a whole slice later, after which every wake-up of
-//! a neighbour on that CPU preempts it — a hyper server's two workers were switched out while
-//! runnable 31,400 times a second with the yield against 7,400 with the sleep, and with the
-//! yield one of them ended up with most of the connections. The sleep leaves the
-//! deadline alone and lets the requests of the next round gather. The cost: IO for this
-//! worker waits up to 25 µs once per stretch without tasks, and only while another worker is
-//! busy. For hyper at 50 connections it took rt's p99 to 0.6–0.7 of tokio's, and requests/s
-//! to 1.00–1.05 of tokio's in paired runs where the yield gave 0.95–1.04 (2026-12-05, tenth
-//! session, `docs/BENCHMARKS.md`). A substitute (`block_in_place`) still yields: its lender may want
+//! a neighbour on that CPU preempts it, so a hyper server's workers are switched out while
+//! runnable about four times as often, and one of them ends up with most of the connections.
+//! The sleep leaves the deadline alone and lets the requests of the next round gather. The
+//! cost: IO for this worker waits up to 25 µs once per stretch without tasks, and only while
+//! another worker is busy. The hyper hello-world at 50 connections (`scripts/http-prof.py`,
+//! `docs/BENCHMARKS.md`) shows the gain in p99 and requests/s. A substitute (`block_in_place`)
+//! still yields: its lender may want
 //! the context back any moment.
 //!
 //! # `block_in_place`: lending a worker to a substitute thread

@@ -76,6 +76,38 @@
 //! back unused wakes the receiver if it is parked, since it may be the last one out. The last
 //! strong sender going still closes the ring (`Ring::close`). Modelled in
 //! `loom-tests/tests/mpsc_ring.rs`.
+//!
+//! # tokio's `mpsc`
+//!
+//! `rt::sync::mpsc` has tokio's shapes, so `tokio::sync::mpsc` ports by renaming: `channel(n)`
+//! (panics on 0), `unbounded_channel()` whose `send` is **synchronous** (tokio's `let _ =
+//! tx.send(msg);` sends), `reserve`/`Permit`, `reserve_owned`/`OwnedPermit`, `closed()`,
+//! `send_timeout`, `blocking_send`/`blocking_recv` for plain threads (they panic on a thread that
+//! drives tasks), `recv_many`, `WeakSender`, and the errors at `mpsc::error::…`. It runs on rt's
+//! MPMC `rt::sync::channel` (still there) with a slot semaphore in front for the bound.
+//!
+//! ```rust
+//! use rt::sync::mpsc;
+//!
+//! let rt = rt::Builder::new_multi_thread().worker_threads(2).build()?;
+//! let (tx, mut rx) = mpsc::channel::<u32>(8);
+//! let (log_tx, mut log_rx) = mpsc::unbounded_channel::<String>();
+//! rt.block_on(async move {
+//!     let permit = tx.reserve().await.unwrap(); // a slot is ours now
+//!     permit.send(1);
+//!     let _ = log_tx.send("sent 1".to_string()); // no .await: it is synchronous
+//!     let producer = std::thread::spawn(move || tx.blocking_send(2).unwrap());
+//!     let mut batch = Vec::new();
+//!     while batch.len() < 2 {
+//!         rx.recv_many(&mut batch, 10).await;
+//!     }
+//!     assert_eq!(batch, [1, 2]);
+//!     producer.join().unwrap();
+//!     assert_eq!(rx.recv().await, None); // every sender gone
+//!     assert_eq!(log_rx.recv().await.as_deref(), Some("sent 1"));
+//! });
+//! # Ok::<(), std::io::Error>(())
+//! ```
 
 mod bounded;
 pub mod error;
