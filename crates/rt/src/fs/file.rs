@@ -36,10 +36,10 @@ use crate::task::JoinHandle;
 const MAX_BUF: usize = 2 * 1024 * 1024;
 
 /// A file on the blocking pool, tokio's `fs::File`: `AsyncRead`/`AsyncWrite`/`AsyncSeek` of
-/// both tokio and futures-io.
+/// both rt (tokio's shape) and futures-io.
 ///
 /// ```
-/// use crate::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
+/// use rt::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
 /// # rt::Runtime::new()?.block_on(async {
 /// let path = std::env::temp_dir().join(format!("rt-file-doc-{}", std::process::id()));
 /// let mut f = rt::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true)
