@@ -3,7 +3,7 @@
 //! write; `Lines::next_line` is cancel safe; short reads fail with `UnexpectedEof` and zero
 //! writes with `WriteZero`; `BufReader` / `BufWriter` buffer as documented; seeking through
 //! them and through a cursor; the numeric reads and writes; `split`, `join`, `simplex`, `take`,
-//! `chain`.
+//! `chain`; `Interrupted` retried; `read_to_end`'s growth.
 
 mod support;
 
@@ -514,4 +514,85 @@ fn read_buf_tracks_filled_and_initialised_parts() {
         n
     });
     assert_eq!(n, 3);
+}
+
+/// A reader that fails with `Interrupted` before each chunk of its data.
+struct Interrupting {
+    chunks: Vec<&'static [u8]>,
+    interrupt_next: bool,
+}
+
+impl AsyncRead for Interrupting {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        if self.chunks.is_empty() {
+            return Poll::Ready(Ok(()));
+        }
+        let interrupt = self.interrupt_next;
+        self.interrupt_next = !interrupt;
+        if interrupt {
+            return Poll::Ready(Err(ErrorKind::Interrupted.into()));
+        }
+        let chunk = self.chunks.remove(0);
+        buf.put_slice(chunk);
+        Poll::Ready(Ok(()))
+    }
+}
+
+fn interrupting() -> Interrupting {
+    Interrupting {
+        chunks: vec![b"ab", b"cd", b"ef"],
+        interrupt_next: true,
+    }
+}
+
+#[test]
+fn interrupted_reads_are_retried() {
+    in_task(async {
+        let mut buf = [0; 6];
+        interrupting().read_exact(&mut buf).await.unwrap();
+        assert_eq!(&buf, b"abcdef");
+        let mut v = Vec::new();
+        assert_eq!(interrupting().read_to_end(&mut v).await.unwrap(), 6);
+        assert_eq!(v, b"abcdef");
+        assert_eq!(interrupting().read_u16().await.unwrap(), 0x6162);
+        let mut out = Vec::new();
+        assert_eq!(rt::io::copy(&mut interrupting(), &mut out).await.unwrap(), 6);
+        assert_eq!(out, b"abcdef");
+        let mut line = String::new();
+        BufReader::new(interrupting())
+            .read_line(&mut line)
+            .await
+            .unwrap();
+        assert_eq!(line, "abcdef");
+    });
+}
+
+#[test]
+fn read_to_end_grows_only_when_the_data_does_not_fit() {
+    in_task(async {
+        // Exactly the capacity: a probe read finds the end, no reallocation.
+        let data = [7u8; 40];
+        let mut v = Vec::with_capacity(40);
+        (&data[..]).read_to_end(&mut v).await.unwrap();
+        assert_eq!((v.len(), v.capacity()), (40, 40));
+        // More than the capacity: the vector grows and takes everything.
+        let mut v = Vec::with_capacity(36);
+        (&data[..]).read_to_end(&mut v).await.unwrap();
+        assert_eq!(v, data);
+        assert!(v.capacity() > 36);
+    });
+}
+
+#[test]
+#[should_panic(expected = "`a_to_b_buf_size` must be greater than 0")]
+fn copy_bidirectional_rejects_a_zero_buffer() {
+    let rt = support::current_thread();
+    rt.block_on(async {
+        let (mut a, mut b) = rt::io::duplex(8);
+        let _ = rt::io::copy_bidirectional_with_sizes(&mut a, &mut b, 0, 8).await;
+    });
 }
