@@ -560,7 +560,10 @@ fn interrupted_reads_are_retried() {
         assert_eq!(v, b"abcdef");
         assert_eq!(interrupting().read_u16().await.unwrap(), 0x6162);
         let mut out = Vec::new();
-        assert_eq!(rt::io::copy(&mut interrupting(), &mut out).await.unwrap(), 6);
+        assert_eq!(
+            rt::io::copy(&mut interrupting(), &mut out).await.unwrap(),
+            6
+        );
         assert_eq!(out, b"abcdef");
         let mut line = String::new();
         BufReader::new(interrupting())
