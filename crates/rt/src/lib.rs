@@ -10,10 +10,10 @@
 //! The API follows tokio's names and shapes: `Runtime`, `Builder`, `Handle`, `spawn`,
 //! `spawn_blocking`, `task::JoinHandle`, `net`, `time`, `sync`, `#[rt::main]`, `#[rt::test]`.
 //!
-//! The network half of tokio's ecosystem runs on rt too: `rt::io` is tokio's IO traits and
-//! toolkit (from the `tokio` crate without its runtime), `rt::stream` has tokio-stream's
-//! wrappers, and `rt::compat` has hyper 1 support (feature `hyper`: `serve`, which also serves
-//! axum routers) and `Compat` for tokio-only futures (feature `tokio-compat`).
+//! The network half of tokio's ecosystem runs on rt too: `rt::io` has tokio's IO traits and
+//! toolkit under tokio's names (rt's own code, in rt-io), `rt::stream` has tokio-stream's
+//! wrappers, and the `rt-hyper` crate has hyper 1 support (`serve`, which also serves axum
+//! routers).
 //!
 //! Architecture invariant: this crate is the only public API boundary. The crates under it
 //! (`rt-core`, `rt-sched`, `rt-io`, `rt-sync`) are implementation detail; users name `rt::`.
@@ -46,7 +46,6 @@
 
 pub mod adapt;
 mod builder;
-pub mod compat;
 mod context;
 pub mod coro;
 mod dump;

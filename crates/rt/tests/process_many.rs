@@ -9,7 +9,7 @@ use std::process::Stdio;
 use std::task::Poll;
 
 use rt::process::Command;
-use tokio::io::AsyncWriteExt;
+use rt::io::AsyncWriteExt;
 
 fn threads() -> usize {
     std::fs::read_dir("/proc/self/task").unwrap().count()

@@ -61,11 +61,11 @@ macro_rules! impl_stream_read {
             }
         }
 
-        impl<$($gen)*> tokio::io::AsyncRead for $ty {
+        impl<$($gen)*> $crate::io::AsyncRead for $ty {
             fn poll_read(
                 self: std::pin::Pin<&mut Self>,
                 cx: &mut std::task::Context<'_>,
-                buf: &mut tokio::io::ReadBuf<'_>,
+                buf: &mut $crate::io::ReadBuf<'_>,
             ) -> std::task::Poll<std::io::Result<()>> {
                 let $s = &*self;
                 // SAFETY: the unfilled part is handed to `read(2)`/`recv(2)` only, which write
@@ -172,7 +172,7 @@ macro_rules! impl_stream_write {
             }
         }
 
-        impl<$($gen)*> tokio::io::AsyncWrite for $ty {
+        impl<$($gen)*> $crate::io::AsyncWrite for $ty {
             fn poll_write(
                 self: std::pin::Pin<&mut Self>,
                 cx: &mut std::task::Context<'_>,

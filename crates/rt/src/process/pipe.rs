@@ -90,11 +90,11 @@ macro_rules! reader {
             }
         }
 
-        impl tokio::io::AsyncRead for $name {
+        impl crate::io::AsyncRead for $name {
             fn poll_read(
                 self: Pin<&mut Self>,
                 cx: &mut Context<'_>,
-                buf: &mut tokio::io::ReadBuf<'_>,
+                buf: &mut crate::io::ReadBuf<'_>,
             ) -> Poll<io::Result<()>> {
                 let n = ready!(self.0.poll_read(cx, buf.initialize_unfilled()))?;
                 buf.advance(n);
@@ -160,7 +160,7 @@ impl AsFd for ChildStdin {
     }
 }
 
-impl tokio::io::AsyncWrite for ChildStdin {
+impl crate::io::AsyncWrite for ChildStdin {
     fn poll_write(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -197,10 +197,10 @@ impl futures_io::AsyncWrite for ChildStdin {
 }
 
 /// Reads `pipe` to its end (for `wait_with_output`).
-pub(crate) async fn read_to_end<R: tokio::io::AsyncRead + Unpin>(
+pub(crate) async fn read_to_end<R: crate::io::AsyncRead + Unpin>(
     pipe: Option<R>,
 ) -> io::Result<Vec<u8>> {
-    use tokio::io::AsyncReadExt;
+    use crate::io::AsyncReadExt;
     let mut out = Vec::new();
     if let Some(mut p) = pipe {
         p.read_to_end(&mut out).await?;

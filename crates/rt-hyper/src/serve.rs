@@ -14,8 +14,8 @@ use hyper::{Request, Response};
 use hyper_util::server::conn::auto::Builder;
 use hyper_util::server::graceful::GracefulShutdown;
 
-use super::{HyperExecutor, HyperIo, HyperTimer};
-use crate::net::{TcpListener, TcpStream};
+use crate::{HyperExecutor, HyperIo, HyperTimer};
+use rt::net::{TcpListener, TcpStream};
 
 /// How long the loop waits after an accept error that says the process ran out of a resource
 /// (`EMFILE`, `ENFILE`, `ENOBUFS`, `ENOMEM`) before accepting again: long enough for
@@ -113,11 +113,11 @@ where
                 spawn_connection(stream, &builder, service.clone(), graceful)
             }
             Some(Err(e)) if is_connection_error(&e) => {
-                tracing::debug!(error = %e, "rt::compat::hyper::serve: accept error (connection gone)");
+                tracing::debug!(error = %e, "rt_hyper::serve: accept error (connection gone)");
             }
             Some(Err(e)) if is_resource_error(&e) => {
-                tracing::error!(error = %e, backoff = ?RESOURCE_BACKOFF, "rt::compat::hyper::serve: accept error, backing off");
-                let mut backoff = pin!(crate::time::sleep(RESOURCE_BACKOFF));
+                tracing::error!(error = %e, backoff = ?RESOURCE_BACKOFF, "rt_hyper::serve: accept error, backing off");
+                let mut backoff = pin!(rt::time::sleep(RESOURCE_BACKOFF));
                 let stop = poll_fn(|cx| {
                     if signal.as_mut().poll(cx).is_ready() {
                         return Poll::Ready(true);
@@ -152,14 +152,14 @@ fn spawn_connection<S, B>(
     let io = HyperIo::new(stream);
     let builder = builder.clone();
     let watcher = graceful.map(|g| g.watcher());
-    drop(crate::spawn(async move {
+    drop(rt::spawn(async move {
         let conn = builder.serve_connection_with_upgrades(io, service);
         let res = match watcher {
             Some(w) => w.watch(conn).await,
             None => conn.await,
         };
         if let Err(e) = res {
-            tracing::debug!(error = %e, "rt::compat::hyper::serve: connection error");
+            tracing::debug!(error = %e, "rt_hyper::serve: connection error");
         }
     }));
 }

@@ -4,6 +4,7 @@
 //! connection would time out at its first wait for a request head.
 
 mod http_support;
+#[path = "../../rt/tests/support/mod.rs"]
 mod support;
 
 use std::task::{Context, Waker};
@@ -11,7 +12,7 @@ use std::time::Duration;
 
 use hyper::rt::Timer;
 use hyper::service::service_fn;
-use rt::compat::hyper::HyperTimer;
+use rt_hyper::HyperTimer;
 
 const HOUR: Duration = Duration::from_secs(3600);
 
@@ -94,7 +95,7 @@ fn a_stalled_head_times_out_on_the_paused_clock() {
             let server = rt::spawn(async move {
                 let (stream, _) = listener.accept().await.unwrap();
                 let mut builder = hyper_util::server::conn::auto::Builder::new(
-                    rt::compat::hyper::HyperExecutor::new(),
+                    rt_hyper::HyperExecutor::new(),
                 );
                 builder
                     .http1()
@@ -103,7 +104,7 @@ fn a_stalled_head_times_out_on_the_paused_clock() {
                 let started = rt::time::Instant::now();
                 let r = builder
                     .serve_connection(
-                        rt::compat::hyper::HyperIo::new(stream),
+                        rt_hyper::HyperIo::new(stream),
                         service_fn(http_support::echo_path),
                     )
                     .await;

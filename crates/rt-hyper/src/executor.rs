@@ -4,7 +4,7 @@ use std::future::Future;
 
 /// `hyper::rt::Executor` for rt: runs each future hyper hands it (HTTP/2 connection and stream
 /// tasks, a client connection's background task) as a detached task on the current rt runtime.
-/// Use it inside an rt runtime (it calls [`rt::spawn`](crate::spawn)).
+/// Use it inside an rt runtime (it calls [`rt::spawn`](rt::spawn)).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct HyperExecutor {
     _private: (),
@@ -24,6 +24,6 @@ where
 {
     fn execute(&self, fut: F) {
         // Dropping the handle detaches the task.
-        drop(crate::spawn(fut));
+        drop(rt::spawn(fut));
     }
 }

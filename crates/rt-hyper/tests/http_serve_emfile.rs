@@ -1,8 +1,9 @@
-//! `rt::compat::hyper::serve` under file-descriptor exhaustion: the `EMFILE` accept error is
+//! `rt_hyper::serve` under file-descriptor exhaustion: the `EMFILE` accept error is
 //! logged through `tracing` and backed off from, never fatal; once descriptors are free the
 //! waiting client is served. A test binary of its own: it lowers RLIMIT_NOFILE.
 
 mod http_support;
+#[path = "../../rt/tests/support/mod.rs"]
 mod support;
 
 use std::io::{Read, Write};
@@ -83,7 +84,7 @@ fn serve_survives_emfile() {
             fillers.push(f);
         }
 
-        let server = runtime.spawn(rt::compat::hyper::serve(
+        let server = runtime.spawn(rt_hyper::serve(
             listener,
             service_fn(http_support::echo_path),
         ));

@@ -2,6 +2,7 @@
 //! connection (one TCP stream, one handshake).
 
 mod http_support;
+#[path = "../../rt/tests/support/mod.rs"]
 mod support;
 
 use hyper::service::service_fn;

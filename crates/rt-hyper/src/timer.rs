@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use hyper::rt::Sleep;
 
 /// `hyper::rt::Timer` over rt's timers (header-read timeouts, keep-alive and HTTP/2 pings).
-/// Its sleeps are rt [`Sleep`](crate::time::Sleep)s; [`reset`](hyper::rt::Timer::reset) moves
+/// Its sleeps are rt [`Sleep`](rt::time::Sleep)s; [`reset`](hyper::rt::Timer::reset) moves
 /// one's deadline in place, no new allocation. Use it inside an rt runtime.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct HyperTimer {
@@ -24,14 +24,14 @@ impl HyperTimer {
 
 /// The one place a hyper deadline (a `std::time::Instant`) becomes an rt deadline
 /// (`rt::time::Instant::from_std`, as tokio's timer does).
-fn rt_deadline(deadline: Instant) -> crate::time::Instant {
-    crate::time::Instant::from_std(deadline)
+fn rt_deadline(deadline: Instant) -> rt::time::Instant {
+    rt::time::Instant::from_std(deadline)
 }
 
 /// The sleep handed to hyper: an rt sleep.
 #[derive(Debug)]
 struct HyperSleep {
-    inner: crate::time::Sleep,
+    inner: rt::time::Sleep,
 }
 
 impl Future for HyperSleep {
@@ -45,23 +45,23 @@ impl Future for HyperSleep {
 impl Sleep for HyperSleep {}
 
 impl hyper::rt::Timer for HyperTimer {
-    /// Now on rt's clock, which [`rt::time::pause`](crate::time::pause) and
-    /// [`advance`](crate::time::advance) move (hyper's default is std's clock): hyper adds its
+    /// Now on rt's clock, which [`rt::time::pause`](rt::time::pause) and
+    /// [`advance`](rt::time::advance) move (hyper's default is std's clock): hyper adds its
     /// timeouts to this, so under paused time a header-read timeout counts paused time, as
     /// with hyper-util's `TokioTimer`, instead of falling due at once after an `advance`.
     fn now(&self) -> Instant {
-        crate::time::Instant::now().into_std()
+        rt::time::Instant::now().into_std()
     }
 
     fn sleep(&self, duration: Duration) -> Pin<Box<dyn Sleep>> {
         Box::pin(HyperSleep {
-            inner: crate::time::sleep(duration),
+            inner: rt::time::sleep(duration),
         })
     }
 
     fn sleep_until(&self, deadline: Instant) -> Pin<Box<dyn Sleep>> {
         Box::pin(HyperSleep {
-            inner: crate::time::sleep_until(rt_deadline(deadline)),
+            inner: rt::time::sleep_until(rt_deadline(deadline)),
         })
     }
 

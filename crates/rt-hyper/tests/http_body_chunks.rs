@@ -3,6 +3,7 @@
 //! body really travels piece by piece, not buffered whole.
 
 mod http_support;
+#[path = "../../rt/tests/support/mod.rs"]
 mod support;
 
 use std::convert::Infallible;

@@ -3,13 +3,14 @@
 //! (hyper #3919) or waiting for ever.
 
 mod http_support;
+#[path = "../../rt/tests/support/mod.rs"]
 mod support;
 
 use std::time::Duration;
 
 use hyper::service::service_fn;
 use hyper_util::server::conn::auto::Builder;
-use rt::compat::hyper::{HyperExecutor, HyperIo, HyperTimer};
+use rt_hyper::{HyperExecutor, HyperIo, HyperTimer};
 use rt::io::AsyncReadExt;
 use rt::net::{TcpListener, TcpStream};
 

@@ -2,6 +2,7 @@
 //! and many requests run concurrently over one connection (streams spawned on `HyperExecutor`).
 
 mod http_support;
+#[path = "../../rt/tests/support/mod.rs"]
 mod support;
 
 use hyper::service::service_fn;

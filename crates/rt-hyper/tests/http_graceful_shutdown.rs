@@ -1,8 +1,9 @@
-//! `rt::compat::hyper::serve_with_shutdown`: once the signal completes, the listener is closed
+//! `rt_hyper::serve_with_shutdown`: once the signal completes, the listener is closed
 //! (new connections are refused), a request in flight still gets its response, and the call
 //! returns only after that connection has closed.
 
 mod http_support;
+#[path = "../../rt/tests/support/mod.rs"]
 mod support;
 
 use std::convert::Infallible;
@@ -33,7 +34,7 @@ fn in_flight_request_finishes_after_shutdown() {
             let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
             let addr = listener.local_addr().unwrap();
             let (stop_tx, stop_rx) = rt::sync::oneshot::channel::<()>();
-            let server = rt::spawn(rt::compat::hyper::serve_with_shutdown(
+            let server = rt::spawn(rt_hyper::serve_with_shutdown(
                 listener,
                 service,
                 async move {

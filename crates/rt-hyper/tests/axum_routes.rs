@@ -2,6 +2,7 @@
 //! which needs tokio's runtime): a JSON route and a route with a path parameter.
 
 mod http_support;
+#[path = "../../rt/tests/support/mod.rs"]
 mod support;
 
 use axum::extract::Path;

@@ -1,12 +1,12 @@
-//! [`HyperIo`]: tokio's IO traits to hyper's, and back.
+//! [`HyperIo`]: rt's IO traits to hyper's, and back.
 
 use std::io;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
-/// Adapts an rt stream (anything implementing tokio's `AsyncRead` / `AsyncWrite`) to hyper's
+/// Adapts an rt stream (anything implementing rt's `AsyncRead` / `AsyncWrite`) to hyper's
 /// `hyper::rt::Read` / `Write` — and, the other way, anything implementing hyper's traits (such
-/// as `hyper::upgrade::Upgraded`) to tokio's. hyper-util's `TokioIo` under another name.
+/// as `hyper::upgrade::Upgraded`) to rt's. hyper-util's `TokioIo` under another name.
 ///
 /// Reads go straight into hyper's uninitialised buffer: nothing is zeroed first.
 #[derive(Debug)]
@@ -36,18 +36,18 @@ impl<T> HyperIo<T> {
     }
 }
 
-impl<T: tokio::io::AsyncRead + Unpin> hyper::rt::Read for HyperIo<T> {
+impl<T: rt::io::AsyncRead + Unpin> hyper::rt::Read for HyperIo<T> {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         mut buf: hyper::rt::ReadBufCursor<'_>,
     ) -> Poll<io::Result<()>> {
         let n = {
-            // SAFETY: the slice is handed to a tokio `ReadBuf`, which only ever writes bytes
+            // SAFETY: the slice is handed to an rt `ReadBuf`, which only ever writes bytes
             // into it (it never de-initialises one), and the read's count of filled bytes is
             // all we take from it.
             let unfilled = unsafe { buf.as_mut() };
-            let mut tbuf = tokio::io::ReadBuf::uninit(unfilled);
+            let mut tbuf = rt::io::ReadBuf::uninit(unfilled);
             ready!(Pin::new(&mut self.inner).poll_read(cx, &mut tbuf))?;
             tbuf.filled().len()
         };
@@ -57,7 +57,7 @@ impl<T: tokio::io::AsyncRead + Unpin> hyper::rt::Read for HyperIo<T> {
     }
 }
 
-impl<T: tokio::io::AsyncWrite + Unpin> hyper::rt::Write for HyperIo<T> {
+impl<T: rt::io::AsyncWrite + Unpin> hyper::rt::Write for HyperIo<T> {
     fn poll_write(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -87,11 +87,11 @@ impl<T: tokio::io::AsyncWrite + Unpin> hyper::rt::Write for HyperIo<T> {
     }
 }
 
-impl<T: hyper::rt::Read + Unpin> tokio::io::AsyncRead for HyperIo<T> {
+impl<T: hyper::rt::Read + Unpin> rt::io::AsyncRead for HyperIo<T> {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
-        tbuf: &mut tokio::io::ReadBuf<'_>,
+        tbuf: &mut rt::io::ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let n = {
             // SAFETY: the unfilled part is handed to a hyper `ReadBuf`, which only ever writes
@@ -112,7 +112,7 @@ impl<T: hyper::rt::Read + Unpin> tokio::io::AsyncRead for HyperIo<T> {
     }
 }
 
-impl<T: hyper::rt::Write + Unpin> tokio::io::AsyncWrite for HyperIo<T> {
+impl<T: hyper::rt::Write + Unpin> rt::io::AsyncWrite for HyperIo<T> {
     fn poll_write(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,

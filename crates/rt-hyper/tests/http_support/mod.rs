@@ -11,10 +11,10 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::{Body, Bytes, Incoming};
 use hyper::service::Service;
 use hyper::{Request, Response};
-use rt::compat::hyper::{HyperExecutor, HyperIo};
+use rt_hyper::{HyperExecutor, HyperIo};
 use rt::net::{TcpListener, TcpStream};
 
-/// Binds a loopback port and serves `service` there with `rt::compat::hyper::serve` in a task.
+/// Binds a loopback port and serves `service` there with `rt_hyper::serve` in a task.
 pub async fn start<S, B>(service: S) -> SocketAddr
 where
     S: Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
@@ -27,7 +27,7 @@ where
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     drop(rt::spawn(async move {
-        rt::compat::hyper::serve(listener, service).await.unwrap();
+        rt_hyper::serve(listener, service).await.unwrap();
     }));
     addr
 }

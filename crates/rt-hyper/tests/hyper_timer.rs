@@ -1,13 +1,14 @@
-//! `rt::compat::hyper::HyperTimer`: its sleeps are rt timers that fire, and `reset` moves a
+//! `rt_hyper::HyperTimer`: its sleeps are rt timers that fire, and `reset` moves a
 //! sleep's deadline in place (the same allocation), including after it was first polled.
 
+#[path = "../../rt/tests/support/mod.rs"]
 mod support;
 
 use std::pin::Pin;
 use std::time::{Duration, Instant};
 
 use hyper::rt::{Sleep, Timer};
-use rt::compat::hyper::HyperTimer;
+use rt_hyper::HyperTimer;
 
 fn addr(s: &Pin<Box<dyn Sleep>>) -> *const u8 {
     &**s as *const dyn Sleep as *const u8
