@@ -65,6 +65,10 @@ pub struct JoinSet<T> {
     ids: Vec<Id>,
 }
 
+// The set never pins an output in place: outcomes are moved in and out of its queues. So it is
+// `Unpin` whatever `T` is, as tokio's is (tokio-stream's `JoinSetStream` relies on it).
+impl<T> Unpin for JoinSet<T> {}
+
 /// How many spawns share one `bind` lock round trip.
 const BIND_BATCH: usize = 32;
 
