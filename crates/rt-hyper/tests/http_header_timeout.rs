@@ -10,9 +10,9 @@ use std::time::Duration;
 
 use hyper::service::service_fn;
 use hyper_util::server::conn::auto::Builder;
-use rt_hyper::{HyperExecutor, HyperIo, HyperTimer};
 use rt::io::AsyncReadExt;
 use rt::net::{TcpListener, TcpStream};
+use rt_hyper::{HyperExecutor, HyperIo, HyperTimer};
 
 #[test]
 fn stalled_headers_time_out() {

@@ -389,7 +389,13 @@ mod tests {
 
     #[test]
     fn the_tokio_face_expands_to_tokio_paths() {
-        let text = expand_text(EntryKind::TokioMain, quote!(), quote!(async fn main() {}));
+        let text = expand_text(
+            EntryKind::TokioMain,
+            quote!(),
+            quote!(
+                async fn main() {}
+            ),
+        );
         assert!(
             text.contains(":: tokio :: runtime :: Builder :: new_multi_thread ()"),
             "{text}"
@@ -397,13 +403,18 @@ mod tests {
         let text = expand_text(
             EntryKind::TokioTest,
             quote!(crate = "my_tokio"),
-            quote!(async fn check() {}),
+            quote!(
+                async fn check() {}
+            ),
         );
         assert!(
             text.contains("my_tokio :: runtime :: Builder :: new_current_thread ()"),
             "{text}"
         );
-        assert!(text.contains("# [:: core :: prelude :: v1 :: test]"), "{text}");
+        assert!(
+            text.contains("# [:: core :: prelude :: v1 :: test]"),
+            "{text}"
+        );
     }
 
     #[test]

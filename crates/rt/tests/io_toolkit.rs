@@ -15,8 +15,8 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use rt::io::{
-    AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncSeekExt, AsyncWrite, AsyncWriteExt,
-    BufReader, BufStream, BufWriter, ReadBuf,
+    AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncSeekExt, AsyncWrite, AsyncWriteExt, BufReader,
+    BufStream, BufWriter, ReadBuf,
 };
 
 /// Runs `fut` as a task on a current-thread runtime (so with a cooperative budget) and returns
@@ -207,7 +207,10 @@ fn split_segments_and_read_until() {
         while let Some(s) = segs.next_segment().await.unwrap() {
             got.push(s);
         }
-        assert_eq!(got, vec![b"a".to_vec(), b"bc".to_vec(), vec![], b"d".to_vec()]);
+        assert_eq!(
+            got,
+            vec![b"a".to_vec(), b"bc".to_vec(), vec![], b"d".to_vec()]
+        );
 
         let mut r = Cursor::new(b"lorem-ipsum".to_vec());
         let mut buf = Vec::new();
@@ -317,10 +320,7 @@ impl rt::io::AsyncSeek for CountingReader {
         Pin::new(&mut self.data).start_seek(pos)
     }
 
-    fn poll_complete(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<std::io::Result<u64>> {
+    fn poll_complete(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<u64>> {
         Pin::new(&mut self.data).poll_complete(cx)
     }
 }
@@ -423,7 +423,11 @@ fn cursor_and_file_seek() {
         let path = std::env::temp_dir().join(format!("rt-io-toolkit-{}", std::process::id()));
         let mut f = rt::fs::File::create(&path).await.unwrap();
         // A vectored write to a file takes every buffer.
-        let bufs = [IoSlice::new(b"ab"), IoSlice::new(b"cd"), IoSlice::new(b"ef")];
+        let bufs = [
+            IoSlice::new(b"ab"),
+            IoSlice::new(b"cd"),
+            IoSlice::new(b"ef"),
+        ];
         assert_eq!(f.write_vectored(&bufs).await.unwrap(), 6);
         f.flush().await.unwrap();
         assert_eq!(f.seek(SeekFrom::Start(2)).await.unwrap(), 2);
@@ -498,7 +502,11 @@ fn read_buf_tracks_filled_and_initialised_parts() {
     assert_eq!(buf.filled().len(), 3);
     buf.clear();
     assert_eq!(buf.remaining(), 8);
-    assert_eq!(buf.initialized().len(), 5, "clearing keeps the initialised part");
+    assert_eq!(
+        buf.initialized().len(),
+        5,
+        "clearing keeps the initialised part"
+    );
     let mut v = Vec::with_capacity(4);
     let n = in_task(async move {
         let n = (&b"xyz"[..]).read_buf(&mut v).await.unwrap();

@@ -8,8 +8,8 @@ use std::pin::Pin;
 use std::process::Stdio;
 use std::task::Poll;
 
-use rt::process::Command;
 use rt::io::AsyncWriteExt;
+use rt::process::Command;
 
 fn threads() -> usize {
     std::fs::read_dir("/proc/self/task").unwrap().count()

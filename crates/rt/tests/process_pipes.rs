@@ -6,8 +6,8 @@ mod support;
 
 use std::process::Stdio;
 
-use rt::process::Command;
 use rt::io::{AsyncReadExt, AsyncWriteExt};
+use rt::process::Command;
 
 #[test]
 fn cat_echoes_stdin_to_stdout() {

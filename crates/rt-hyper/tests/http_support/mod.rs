@@ -11,8 +11,8 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::{Body, Bytes, Incoming};
 use hyper::service::Service;
 use hyper::{Request, Response};
-use rt_hyper::{HyperExecutor, HyperIo};
 use rt::net::{TcpListener, TcpStream};
+use rt_hyper::{HyperExecutor, HyperIo};
 
 /// Binds a loopback port and serves `service` there with `rt_hyper::serve` in a task.
 pub async fn start<S, B>(service: S) -> SocketAddr
