@@ -457,8 +457,19 @@ impl<T> futures_core::Stream for UnboundedReceiverStream<T> {
     return dest
 
 
-def scratch_manifest(manifest, features, default_features, tokio_test=None):
+FACE_PATH = REPO / "crates" / "tokio"
+
+
+def scratch_manifest(manifest, features, default_features, tokio_test=None, face=False):
     feature_lines = [f'"{f}" = []' for f in sorted(manifest.get("features", {})) if f != "default"]
+    if face:
+        # Unedited: the files name `tokio`, which the patch makes rt's face, for them and for
+        # tokio-test and every other dev-dependency that requires tokio.
+        runtime_dep = ['tokio = { version = "1", features = ["full", "test-util"] }']
+        patch = ["[patch.crates-io]", f'tokio = {{ path = "{FACE_PATH}" }}', ""]
+    else:
+        runtime_dep = [f'rt = {{ path = "{RT_PATH}" }}']
+        patch = []
     edition = manifest["package"].get("edition", "2021")
     return "\n".join([
         "[package]",
@@ -472,8 +483,9 @@ def scratch_manifest(manifest, features, default_features, tokio_test=None):
         'path = "src/lib.rs"',
         "",
         "[dependencies]",
-        f'rt = {{ path = "{RT_PATH}" }}',
+        *runtime_dep,
         "",
+        *patch,
         "[dev-dependencies]",
         *[(f'tokio-test = {{ path = "{tokio_test}" }}'
            if tokio_test and line.startswith("tokio-test ") else line)
@@ -541,6 +553,24 @@ def build(scratch, names, jobs_env):
     return exes, {k: "".join(v) for k, v in errors.items()}
 
 
+def check_face_ran(scratch, exes):
+    """With `--face`: every `tokio` in the scratch crate's graph is the face (the patch took),
+    and no built test binary holds tokio's scheduler (a hidden crates.io tokio would)."""
+    env = dict(os.environ, CARGO_TARGET_DIR=str(scratch / "target"))
+    tree = run(["cargo", "tree", "-e", "normal,dev", "--prefix", "none", "--format", "{p}"],
+               scratch, env=env, check=True, stdout=subprocess.PIPE)
+    tokios = sorted({line for line in tree.stdout.splitlines() if line.startswith("tokio v")})
+    foreign = [t for t in tokios if str(FACE_PATH) not in t]
+    if foreign:
+        sys.exit(f"tokio-suite: crates.io tokio is in the graph: {foreign}")
+    for name, exe in exes.items():
+        syms = run(["nm", "-C", exe], None, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        if "tokio::runtime::scheduler" in syms.stdout:
+            sys.exit(f"tokio-suite: {name} links tokio's scheduler code")
+    print(f"tokio-suite: the face ran them: the graph's tokio is {tokios[0]}, and none of the "
+          f"{len(exes)} test binaries holds tokio's scheduler", file=sys.stderr)
+
+
 def list_tests(exe):
     out = run([exe, "--list", "--format", "terse"], None, stdout=subprocess.PIPE,
               stderr=subprocess.DEVNULL)
@@ -574,6 +604,9 @@ def main():
     ap.add_argument("--no-run", action="store_true", help="build only")
     ap.add_argument("--list-skipped", action="store_true", help="print the skipped files and exit")
     ap.add_argument("--json", type=Path, help="also write the per-file results here")
+    ap.add_argument("--face", action="store_true",
+                    help="compile the files unedited against rt's `tokio` face crate (patched in "
+                         "for crates.io tokio), instead of renaming them to `rt`")
     ap.add_argument("-v", "--verbose", action="store_true",
                     help="print build errors and failing tests' output")
     args = ap.parse_args()
@@ -584,9 +617,10 @@ def main():
     features = enabled_features(manifest)
     print(f"tokio-suite: tokio {version} from {src_dir}", file=sys.stderr)
 
-    scratch = work / "crate"
+    scratch = work / ("face-crate" if args.face else "crate")
+    convert = (lambda text: text) if args.face else rename
     tests_dir = scratch / "tests"
-    logs = work / "logs"
+    logs = work / ("face-logs" if args.face else "logs")
     logs.mkdir(parents=True, exist_ok=True)
 
     suite, skipped, sources = [], {}, {}
@@ -616,15 +650,16 @@ def main():
     # The scratch crate: every file of the suite is written (so a target's name never moves),
     # and only the selected ones are built.
     write_if_changed(scratch / "src" / "lib.rs", "")
-    tokio_test = vendor_tokio_test(work, manifest)
-    if tokio_test is None:
+    # Renamed, tokio-test needs a copy built on rt; under the face, crates.io's builds on the face.
+    tokio_test = None if args.face else vendor_tokio_test(work, manifest)
+    if tokio_test is None and not args.face:
         print("tokio-suite: tokio-test not found; its crates.io build is used", file=sys.stderr)
     write_if_changed(scratch / "Cargo.toml",
-                     scratch_manifest(manifest, features, features, tokio_test))
+                     scratch_manifest(manifest, features, features, tokio_test, face=args.face))
     for support in sorted((src_dir / "tests" / "support").glob("*.rs")):
-        write_if_changed(tests_dir / "support" / support.name, rename(support.read_text()))
+        write_if_changed(tests_dir / "support" / support.name, convert(support.read_text()))
     for name in suite:
-        write_if_changed(tests_dir / f"{name}.rs", rename(sources[name]))
+        write_if_changed(tests_dir / f"{name}.rs", convert(sources[name]))
     for stale in tests_dir.glob("*.rs"):
         if stale.stem not in sources:
             stale.unlink()
@@ -636,6 +671,8 @@ def main():
           f"{time.monotonic() - t0:.0f} s", file=sys.stderr)
     for name, text in errors.items():
         (logs / f"{name}.build.txt").write_text(text)
+    if args.face:
+        check_face_ran(scratch, exes)
 
     results = {}
     for name in selected:

@@ -18,6 +18,10 @@
 
 macro_rules! impl_stream_read {
     ([$($gen:tt)*] $ty:ty, $s:ident => $stream:expr) => {
+        // Not with `tokio-face`: tokio's streams have no inherent IO methods, and with them a
+        // tokio program's `use tokio::io::AsyncWriteExt` would go unused (a warning, an error
+        // under `-D warnings`).
+        #[cfg(not(feature = "tokio-face"))]
         impl<$($gen)*> $ty {
             /// Reads into `buf`, waiting until some data is available. Returns the number of bytes
             /// read; 0 means the peer closed its write side (or `buf` is empty).
@@ -87,6 +91,10 @@ macro_rules! impl_stream_read {
 
 macro_rules! impl_stream_write {
     ([$($gen:tt)*] $ty:ty, $s:ident => $stream:expr) => {
+        // Not with `tokio-face`: tokio's streams have no inherent IO methods, and with them a
+        // tokio program's `use tokio::io::AsyncWriteExt` would go unused (a warning, an error
+        // under `-D warnings`).
+        #[cfg(not(feature = "tokio-face"))]
         impl<$($gen)*> $ty {
             /// Writes some of `buf`, waiting until the socket accepts data. Returns the number of
             /// bytes written.

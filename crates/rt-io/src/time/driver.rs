@@ -324,7 +324,10 @@ impl TimeDriver {
         let inner = &*self.handle.inner;
         let next = inner.lock().wheel.next_deadline();
         let Some(tick) = next else { return false };
-        if !inner.clock.advance_to(inner.instant_of(tick)) {
+        // To the first instant of the tick, not its end: `process` fires the tick the paused
+        // clock stands in, and each `Sleep` it wakes moves the clock on to its own deadline, so
+        // the clock stops at exact deadlines (a 500 ms sleep reads 500 ms, as on tokio).
+        if !inner.clock.advance_to(inner.first_instant_of(tick)) {
             return false;
         }
         self.process();
@@ -457,7 +460,7 @@ impl TimeHandle {
         };
         loop {
             let next = inner.lock().wheel.next_deadline();
-            match next.map(|tick| inner.instant_of(tick)) {
+            match next.map(|tick| inner.first_instant_of(tick)) {
                 Some(at) if at <= target => {
                     inner.clock.advance_to(at);
                     rt_core::batch::batch(|| driver.process());
@@ -616,6 +619,14 @@ impl Timers {
     fn tick_floor(&self, t: Instant) -> u64 {
         let nanos = t.saturating_duration_since(self.start).as_nanos();
         u64::try_from(nanos >> TICK_SHIFT).unwrap_or(u64::MAX)
+    }
+
+    /// The earliest instant whose `tick_ceil` is `tick`: where paused time stands to fire it.
+    fn first_instant_of(&self, tick: u64) -> Instant {
+        match tick.checked_sub(1) {
+            Some(before) => self.instant_of(before) + Duration::from_nanos(1),
+            None => self.start,
+        }
     }
 
     fn instant_of(&self, tick: u64) -> Instant {

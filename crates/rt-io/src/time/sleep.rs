@@ -119,9 +119,32 @@ impl Sleep {
         match &self.state {
             State::Idle => false,
             State::Registered { entry, .. } | State::Staged { entry, .. } => {
-                entry.fired() == Fired::Elapsed
+                let fired = entry.fired() == Fired::Elapsed;
+                if fired {
+                    // As the poll that completes it would (tokio-util's `DelayQueue` reads
+                    // this and does not poll): nobody sees the sleep end before its deadline.
+                    self.catch_up_paused_clock();
+                }
+                fired
             }
             State::Elapsed => true,
+        }
+    }
+
+    /// Paused, a timer fires with the clock anywhere in its tick (see the time driver's
+    /// `process`): the clock then moves on to the deadline, so that nobody sees the sleep end
+    /// before it. Such a timer still in the wheel when the clock resumes may fire up to that
+    /// tick early: wait out the rest (under 4.1 µs).
+    fn catch_up_paused_clock(&self) {
+        let clock = self.handle.clock();
+        if clock.was_paused() {
+            let deadline = self.deadline.into_std();
+            while clock.now() < deadline {
+                if clock.advance_to(deadline) {
+                    break;
+                }
+                std::hint::spin_loop();
+            }
         }
     }
 
@@ -214,20 +237,7 @@ impl Sleep {
                     State::Registered { entry, .. } | State::Staged { entry, .. } => recycle(entry),
                     State::Idle | State::Elapsed => {}
                 }
-                // Paused, a timer fires with the clock anywhere in its tick (see the time
-                // driver's `process`): the clock then moves on to the deadline, so that nobody
-                // sees the sleep end before it. Such a timer still in the wheel when the clock
-                // resumes may fire up to that tick early: wait out the rest (under 4.1 µs).
-                let clock = self.handle.clock();
-                if clock.was_paused() {
-                    let deadline = self.deadline.into_std();
-                    while clock.now() < deadline {
-                        if clock.advance_to(deadline) {
-                            break;
-                        }
-                        std::hint::spin_loop();
-                    }
-                }
+                self.catch_up_paused_clock();
                 Poll::Ready(())
             }
             Fired::Shutdown => panic!("{SHUTDOWN_PANIC}"),

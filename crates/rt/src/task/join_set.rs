@@ -67,6 +67,10 @@ pub struct JoinSet<T> {
 
 use crate::tuning::JOIN_SET_BIND_BATCH as BIND_BATCH;
 
+// The set never pins an output in place: outcomes are moved in and out of its queues. So it is
+// `Unpin` whatever `T` is, as tokio's is (tokio-stream's `JoinSetStream` relies on it).
+impl<T> Unpin for JoinSet<T> {}
+
 struct Shared<T> {
     state: Mutex<State<T>>,
 }
