@@ -604,6 +604,10 @@ def main():
     ap.add_argument("--no-run", action="store_true", help="build only")
     ap.add_argument("--list-skipped", action="store_true", help="print the skipped files and exit")
     ap.add_argument("--json", type=Path, help="also write the per-file results here")
+    ap.add_argument("--expect", type=Path,
+                    help=f"exit 1 unless the failures are exactly those listed under "
+                         f"'{EXPECT_HEADING}' in this file (docs/PORTING.md), for the selected "
+                         f"files")
     ap.add_argument("--face", action="store_true",
                     help="compile the files unedited against rt's `tokio` face crate (patched in "
                          "for crates.io tokio), instead of renaming them to `rt`")
@@ -720,6 +724,56 @@ def main():
     print_table(results, selected)
     if args.json:
         args.json.write_text(json.dumps({"tokio": version, "files": results}, indent=1))
+    if args.expect:
+        return check_expected(args.expect, results, selected)
+    return 0
+
+
+EXPECT_HEADING = "## The face's known failures"
+
+
+def read_expected(path):
+    """The `file::test` names in the fenced block under `EXPECT_HEADING` in `path`
+    (docs/PORTING.md): one per line, the reason after the name. A line `file::*` stands for every
+    test of a file that does not compile."""
+    text = path.read_text()
+    at = text.find(EXPECT_HEADING)
+    if at < 0:
+        sys.exit(f"tokio-suite: {path} has no '{EXPECT_HEADING}' section")
+    block = re.search(r"```text\n(.*?)```", text[at:], re.S)
+    if not block:
+        sys.exit(f"tokio-suite: the '{EXPECT_HEADING}' section of {path} has no ```text block")
+    return {line.split()[0] for line in block.group(1).splitlines() if line.strip()}
+
+
+def check_expected(path, results, selected):
+    """Fails on a failure the list does not name and on a listed test that now passes, among
+    the selected files."""
+    expected = read_expected(path)
+    unlisted, fixed = [], []
+    for name in selected:
+        r = results[name]
+        if r["status"] == "no-compile":
+            if f"{name}::*" not in expected:
+                unlisted.append(f"{name}::* (does not compile)")
+            continue
+        if f"{name}::*" in expected:
+            fixed.append(f"{name}::* (compiles now)")
+        failing = {f.split(" (")[0] for f in r["failures"]}
+        for test in failing:
+            if f"{name}::{test}" not in expected:
+                unlisted.append(f"{name}::{test}")
+        for item in expected:
+            file, _, test = item.partition("::")
+            if file == name and test != "*" and test not in failing:
+                fixed.append(item)
+    for item in unlisted:
+        print(f"tokio-suite: fails and is not listed in {path.name}: {item}")
+    for item in fixed:
+        print(f"tokio-suite: listed in {path.name} but passes now (take it off the list): {item}")
+    if unlisted or fixed:
+        return 1
+    print(f"tokio-suite: every failure is listed in {path.name}, and every listed test fails")
     return 0
 
 

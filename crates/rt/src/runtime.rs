@@ -98,7 +98,7 @@
 //! 3. **Provoke a stall.** The same example's stuck task calls `std::thread::sleep` inside a poll.
 //!    After 100 ms (`Builder::stall_threshold`) the monitor thread prints, through
 //!    `Builder::on_stall`, `stall: task 6 "busy" spawned at examples/dump.rs:… has blocked worker
-//!    1 for 1xx ms`; the stall also counts in `Runtime::metrics().stalls`, goes to `tracing` as a
+//!    1 for 1xx ms`; the stall also counts in `Runtime::metrics().stall_count()`, goes to `tracing` as a
 //!    warning and, with a trace file, appears as a `stall` instant. Meanwhile a substitute thread
 //!    serves the stalled worker's queued tasks, its sockets and its timers: the ticker keeps
 //!    ticking (its poll count in the dump grows).
@@ -225,7 +225,7 @@
 //! stamp; a poll that runs longer than `Builder::stall_threshold` (default 100 ms; `None` turns
 //! detection off and starts no monitor) is reported with the task's id, name, spawn location,
 //! worker and elapsed time — as a `tracing::warn!`, through `Builder::on_stall`, in
-//! `Runtime::metrics().stalls` — and once more when it returns, with its total length. Meanwhile
+//! `Runtime::metrics().stall_count()` — and once more when it returns, with its total length. Meanwhile
 //! another thread takes over what only the stalled worker would have run: the task in its LIFO
 //! slot, its queue, its sockets' events and its timers (not `LocalSet` tasks, which never leave
 //! their thread). While every worker is parked the monitor sleeps until one wakes, so an idle
@@ -236,7 +236,7 @@
 //! process (it starts with the first `block_on` of the first one and sleeps while there is none,
 //! so a runtime starts no thread of its own), so a task
 //! — or a `LocalSet` task driven by that thread — that blocks it is named while it blocks, in
-//! `tracing`, `on_stall`, `metrics().stalls` and the trace. Nothing is taken over there: every
+//! `tracing`, `on_stall`, `metrics().stall_count()` and the trace. Nothing is taken over there: every
 //! task of a current-thread runtime runs on the one thread the stalled poll holds, and a task
 //! cannot move to another thread in the middle of its poll. Not watched: the future given to
 //! `block_on` itself (it is no task), and `LocalSet` tasks driven by a multi-thread runtime's
@@ -270,7 +270,7 @@
 //!         .unwrap();
 //!     Ok::<(), std::io::Error>(())
 //! })?;
-//! assert_eq!(rt.metrics().stalls, 1);
+//! assert_eq!(rt.metrics().stall_count(), 1);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
