@@ -130,5 +130,8 @@ fn readiness_of(event: &mio::event::Event) -> Ready {
     if event.is_error() {
         r |= Ready::ERROR;
     }
+    if event.is_priority() {
+        r |= Ready::PRIORITY;
+    }
     r
 }

@@ -65,14 +65,6 @@ impl ShardOps for MioShards<'_> {
     }
 }
 
-fn mio_interest(interest: Interest) -> mio::Interest {
-    match (interest.is_readable(), interest.is_writable()) {
-        (true, true) => mio::Interest::READABLE | mio::Interest::WRITABLE,
-        (false, true) => mio::Interest::WRITABLE,
-        _ => mio::Interest::READABLE,
-    }
-}
-
 impl Registration {
     /// Registers `source` with `handle`'s reactor, edge-triggered, for `interest`.
     pub(crate) fn new(
@@ -106,7 +98,7 @@ impl Registration {
             index: slot.index,
             shard: ShardWord::new(shard),
             fd,
-            interest: mio_interest(interest),
+            interest: interest.to_mio(),
         };
         reg.handle.inner.shards[shard]
             .sources

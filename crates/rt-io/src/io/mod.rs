@@ -10,5 +10,6 @@ mod stream;
 
 pub use crate::readiness::{Interest, Ready};
 pub use async_fd::{
-    AsyncFd, AsyncFdReadyGuard, AsyncFdReadyMutGuard, AsyncFdTryNewError, TryIoError,
+    AsyncFd, AsyncFdReadyGuard, AsyncFdReadyMutGuard, AsyncFdRegisterError, AsyncFdTryNewError,
+    TryIoError,
 };
