@@ -1,8 +1,6 @@
 //! `Builder::max_io_events_per_tick` and `max_io_events_per_busy_tick`: zero is refused, and a
 //! runtime that takes one event a turn while its worker is never idle still gets every event.
 
-use rt::io::{AsyncReadExt, AsyncWriteExt};
-
 #[test]
 #[should_panic(expected = "max_io_events_per_tick must be non-zero")]
 fn zero_events_per_tick_panics() {
