@@ -90,3 +90,42 @@ fn sixty_four_branches() {
         assert_eq!(v, 0, "biased: the first ready branch wins");
     });
 }
+
+/// A disabled branch whose future's output nothing else decides (`poll_fn(|_| panic!())`):
+/// its type falls back to `()`, as with tokio.
+#[test]
+fn disabled_branch_with_an_undecided_output() {
+    support::current_thread().block_on(async {
+        let f = std::future::poll_fn(|_| panic!());
+        let v = rt::select! {
+            _ = f, if false => unreachable!(),
+            v = async { 3 } => v,
+        };
+        assert_eq!(v, 3);
+    });
+}
+
+/// `ref mut` in a branch pattern binds the output mutably.
+#[test]
+fn ref_mut_pattern() {
+    support::current_thread().block_on(async {
+        let got = rt::select! {
+            Some(ref mut s) = async { Some("1".to_string()) } => {
+                s.push('2');
+                s.clone()
+            },
+        };
+        assert_eq!(got, "12");
+    });
+}
+
+/// A temporary borrowed in a branch's expression lives until the select is done.
+#[test]
+fn temporary_borrowed_in_a_branch() {
+    support::current_thread().block_on(async {
+        let v = rt::select! {
+            v = &mut std::future::ready(5) => v,
+        };
+        assert_eq!(v, 5);
+    });
+}
