@@ -1,7 +1,9 @@
-//! Unix-domain sockets: [`UnixListener`], [`UnixStream`], [`UnixDatagram`].
+//! Unix-domain sockets: [`UnixListener`], [`UnixStream`], [`UnixDatagram`], [`UnixSocket`]
+//! (an unbound socket, to bind before it listens or connects).
 
 mod datagram;
 mod listener;
+mod socket;
 mod split;
 mod stream;
 mod ucred;
@@ -10,6 +12,7 @@ pub use datagram::UnixDatagram;
 pub use listener::UnixListener;
 pub use split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, ReuniteError, WriteHalf};
 pub use std::os::unix::net::SocketAddr;
+pub use socket::UnixSocket;
 pub use stream::UnixStream;
 pub use ucred::UCred;
 

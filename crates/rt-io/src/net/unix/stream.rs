@@ -37,7 +37,7 @@ impl UnixStream {
     }
 
     /// Waits for a connect started on `sys` to finish, and reports its error.
-    async fn finish_connect(sys: mio::net::UnixStream) -> io::Result<UnixStream> {
+    pub(crate) async fn finish_connect(sys: mio::net::UnixStream) -> io::Result<UnixStream> {
         let stream = UnixStream::from_mio(sys)?;
         let reg = stream.io.registration();
         reg.ready(Interest::WRITABLE).await?;
