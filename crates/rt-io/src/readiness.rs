@@ -12,7 +12,9 @@
 //!   writable, read side closed, write side closed, error, priority (`EPOLLPRI`: out-of-band
 //!   data). The reactor only ever adds bits; a task removes the bits it waited for after its
 //!   syscall returned `WouldBlock` (edge-triggered), and never removes the closed bits (a closed
-//!   side stays closed).
+//!   side stays closed). The owner of a new source may add READABLE/WRITABLE it knows (or
+//!   guesses) hold before any event (`Word::assume`): an accepted stream, a fresh pair. A guess
+//!   that is wrong costs one syscall that returns `WouldBlock` and clears it.
 //! - **SHT** (bit 7): the reactor stopped (shut down or died). Once set, every wait on this word
 //!   completes at once and the caller turns it into an `io::Error`.
 //! - **tick** (bits 8–23): counts the events the reactor delivered to this word (wrapping). A task
@@ -318,6 +320,15 @@ impl Word {
         Word(self.0 & !u64::from(ready.clearable().0))
     }
 
+    /// The word with `ready` added and the tick unchanged (readiness assumed without an
+    /// event); unchanged once shut down.
+    pub(crate) fn assume(self, ready: Ready) -> Word {
+        if self.is_shutdown() {
+            return self;
+        }
+        Word(self.0 | u64::from(ready.0) & READY_MASK)
+    }
+
     /// The word with the shutdown bit set.
     pub(crate) fn shut_down(self) -> Word {
         Word(self.0 | SHUTDOWN)
@@ -363,6 +374,17 @@ mod tests {
         let c = w.clear(Ready::READABLE | Ready::READ_CLOSED);
         assert_eq!(c.ready(), Ready::READ_CLOSED);
         assert_eq!(c.generation(), 3);
+    }
+
+    #[test]
+    fn assume_adds_bits_but_not_after_shutdown() {
+        let w = Word::new(2).deliver(Ready::WRITABLE);
+        let a = w.assume(Ready::READABLE);
+        assert_eq!(a.ready(), Ready::READABLE | Ready::WRITABLE);
+        assert_eq!(a.tick(), w.tick());
+        assert_eq!(a.generation(), 2);
+        let s = Word::new(2).shut_down();
+        assert_eq!(s.assume(Ready::READABLE), s);
     }
 
     #[test]

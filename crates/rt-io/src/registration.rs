@@ -173,6 +173,13 @@ impl Registration {
         self.check(ev)
     }
 
+    /// Marks the new source ready for `ready` before any event (an accepted stream, a fresh
+    /// pair): its first read or write tries the syscall instead of waiting for the reactor's
+    /// first event. A wrong guess costs one `WouldBlock`, which clears it.
+    pub(crate) fn assume_ready(&self, ready: crate::readiness::Ready) {
+        self.io.assume_ready(ready);
+    }
+
     /// Forgets readiness observed in `ev` after the syscall returned `WouldBlock`.
     pub(crate) fn clear_readiness(&self, ev: ReadyEvent) {
         self.io.clear_readiness(ev);

@@ -43,7 +43,11 @@ impl UnixDatagram {
     /// A connected pair of sockets.
     pub fn pair() -> io::Result<(UnixDatagram, UnixDatagram)> {
         let (a, b) = mio::net::UnixDatagram::pair()?;
-        Ok((UnixDatagram::from_mio(a)?, UnixDatagram::from_mio(b)?))
+        let (a, b) = (UnixDatagram::from_mio(a)?, UnixDatagram::from_mio(b)?);
+        // Fresh buffers: both ends can send now, and receive only once the peer sends.
+        a.io.registration().assume_ready(crate::io::Ready::WRITABLE);
+        b.io.registration().assume_ready(crate::io::Ready::WRITABLE);
+        Ok((a, b))
     }
 
     fn from_mio(sys: mio::net::UnixDatagram) -> io::Result<UnixDatagram> {
