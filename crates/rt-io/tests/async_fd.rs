@@ -184,3 +184,31 @@ fn register_hands_the_value_back_on_failure() {
         assert!(std::sync::Arc::ptr_eq(&original, &back));
     });
 }
+
+/// `AsyncFd::try_io` calls its closure only while the readiness word says ready, and a
+/// `WouldBlock` from it clears that.
+#[test]
+fn try_io_runs_only_when_ready() {
+    run(async {
+        let (a, mut b) = pair();
+        let mut fd = AsyncFd::with_interest(a, Interest::READABLE).unwrap();
+        let mut called = false;
+        let r = fd.try_io_mut(Interest::READABLE, |_| {
+            called = true;
+            Ok(())
+        });
+        assert_eq!(r.unwrap_err().kind(), std::io::ErrorKind::WouldBlock);
+        assert!(!called, "nothing to read yet");
+        b.write_all(b"x").unwrap();
+        drop(fd.readable().await.unwrap());
+        let r = fd.try_io(Interest::READABLE, |_| {
+            Err::<(), _>(std::io::ErrorKind::WouldBlock.into())
+        });
+        assert!(r.is_err());
+        let r = fd.try_io(Interest::READABLE, |_| {
+            called = true;
+            Ok(())
+        });
+        assert!(r.is_err() && !called, "the WouldBlock cleared the readiness");
+    });
+}

@@ -258,6 +258,28 @@ impl<T: AsRawFd> AsyncFd<T> {
         self.registration.async_io(interest, || f(inner)).await
     }
 
+    /// One attempt without waiting: runs `f` if the readiness word says `interest` is ready,
+    /// else returns `WouldBlock` without calling it; a `WouldBlock` from `f` clears the
+    /// readiness it saw.
+    pub fn try_io<R>(
+        &self,
+        interest: Interest,
+        f: impl FnOnce(&T) -> io::Result<R>,
+    ) -> io::Result<R> {
+        let inner = self.get_ref();
+        self.registration.try_io(interest, || f(inner))
+    }
+
+    /// [`AsyncFd::try_io`] with the value lent mutably.
+    pub fn try_io_mut<R>(
+        &mut self,
+        interest: Interest,
+        f: impl FnOnce(&mut T) -> io::Result<R>,
+    ) -> io::Result<R> {
+        let inner = self.inner.as_mut().expect("AsyncFd without its value");
+        self.registration.try_io(interest, || f(inner))
+    }
+
     /// [`AsyncFd::async_io`] with the value lent mutably.
     ///
     /// # Cancel safety
