@@ -75,3 +75,25 @@ fn the_wrong_kind_of_socket_is_an_error() {
         assert_eq!(e.to_string(), "datagram cannot be called on a stream socket");
     });
 }
+
+/// `UnixDatagram::bind`, `connect` and `send_to` take a Linux abstract name (a path that starts
+/// with a NUL byte), as tokio's do.
+#[test]
+fn datagrams_bind_connect_and_send_to_abstract_names() {
+    let a = format!("\0rt-dgram-a-{}", std::process::id());
+    let b = format!("\0rt-dgram-b-{}", std::process::id());
+    run(async move {
+        let server = rt_io::net::UnixDatagram::bind(&a).unwrap();
+        let client = rt_io::net::UnixDatagram::bind(&b).unwrap();
+        client.send_to(b"one", &a).await.unwrap();
+        let mut buf = [0u8; 8];
+        let (n, from) = server.recv_from(&mut buf).await.unwrap();
+        assert_eq!(&buf[..n], b"one");
+        use std::os::linux::net::SocketAddrExt;
+        assert_eq!(from.as_abstract_name(), Some(&b.as_bytes()[1..]));
+        server.connect(&b).unwrap();
+        server.send(b"two").await.unwrap();
+        let n = client.recv(&mut buf).await.unwrap();
+        assert_eq!(&buf[..n], b"two");
+    });
+}

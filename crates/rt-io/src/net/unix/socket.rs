@@ -112,6 +112,32 @@ impl UnixSocket {
     }
 }
 
+/// `connect(2)` of `fd` to `path` (a socket file or an abstract name).
+pub(super) fn connect_path(fd: RawFd, path: &Path) -> io::Result<()> {
+    let (addr, len) = sockaddr_un(path)?;
+    // SAFETY: `addr` is a valid `sockaddr_un` of `len` bytes, live for the whole call.
+    cvt(unsafe { libc::connect(fd, (&addr as *const libc::sockaddr_un).cast(), len) })?;
+    Ok(())
+}
+
+/// `sendto(2)` of `buf` from `fd` to `path` (a socket file or an abstract name).
+pub(super) fn send_to_path(fd: RawFd, buf: &[u8], path: &Path) -> io::Result<usize> {
+    let (addr, len) = sockaddr_un(path)?;
+    // SAFETY: `buf` is readable for its length and `addr` a valid `sockaddr_un` of `len`
+    // bytes, both live for the whole call.
+    let n = cvt(unsafe {
+        libc::sendto(
+            fd,
+            buf.as_ptr().cast(),
+            buf.len(),
+            libc::MSG_NOSIGNAL,
+            (&addr as *const libc::sockaddr_un).cast(),
+            len,
+        )
+    })?;
+    Ok(n as usize)
+}
+
 /// `path` as a `sockaddr_un` and its length: a path of the file system (NUL-terminated), or
 /// an abstract name when it starts with a NUL byte (exactly its bytes, leading NUL included).
 fn sockaddr_un(path: &Path) -> io::Result<(libc::sockaddr_un, libc::socklen_t)> {
