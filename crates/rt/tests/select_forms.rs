@@ -129,3 +129,34 @@ fn temporary_borrowed_in_a_branch() {
         assert_eq!(v, 5);
     });
 }
+
+/// A task whose budget is spent yields at a `select!` before polling any branch, even one
+/// that is ready, as tokio's does.
+#[test]
+fn select_yields_when_the_budget_is_spent() {
+    use std::future::Future;
+    use std::task::{Context, Poll};
+    support::current_thread().block_on(async {
+        let waker = std::task::Waker::noop();
+        let mut cx = Context::from_waker(waker);
+        let mut spent = 0;
+        loop {
+            let mut sel = std::pin::pin!(async {
+                rt::select! {
+                    biased;
+                    () = rt::task::coop::consume_budget() => true,
+                    () = std::future::ready(()) => false,
+                }
+            });
+            match sel.as_mut().poll(&mut cx) {
+                Poll::Ready(consumed) => {
+                    assert!(consumed, "the budget branch finishes while budget is left");
+                    spent += 1;
+                    assert!(spent <= 1024, "the budget never ran out");
+                }
+                Poll::Pending => break,
+            }
+        }
+        assert!(spent > 0);
+    });
+}

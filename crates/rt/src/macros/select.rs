@@ -26,7 +26,8 @@
 /// 1. Every `if` condition is evaluated; a branch whose condition is false is disabled.
 /// 2. Every future expression is evaluated (`IntoFuture` too), disabled branches' included.
 /// 3. The enabled futures are polled, starting from a random branch on each call (so no branch
-///    starves) or from the first with `biased;`. When one finishes and its output matches its
+///    starves) or from the first with `biased;`; a task whose cooperative budget is spent
+///    yields first, before polling any. When one finishes and its output matches its
 ///    pattern, all futures are dropped and that branch's handler runs with the pattern's
 ///    bindings; if the output does not match, that branch is disabled and the others go on.
 /// 4. If every branch is disabled, the `else` expression runs; without an `else` the macro
@@ -147,6 +148,7 @@ macro_rules! select {
                 let mut $fut = ::core::pin::pin!(::core::future::IntoFuture::into_future($fut));
             )+
             ::core::future::poll_fn(|__cx| {
+                ::core::task::ready!($crate::__private::poll_budget_available(__cx));
                 let __start = if $biased { 0 } else { $crate::__private::thread_rng_n(__N) };
                 let mut __pending = false;
                 for __i in 0..__N {
