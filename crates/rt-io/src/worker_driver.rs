@@ -222,7 +222,9 @@ impl WorkerDriver {
             };
             reactor.shards[k].turns.fetch_add(1, Ordering::Relaxed);
             let zero = Some(Duration::ZERO);
-            match catch_unwind(AssertUnwindSafe(|| reactor::turn(handle, core, zero, false))) {
+            match catch_unwind(AssertUnwindSafe(|| {
+                reactor::turn(handle, core, zero, false)
+            })) {
                 Ok(events) => reactor.shards[k].count_events(events),
                 Err(_) => {
                     drop(cores);

@@ -96,15 +96,15 @@ fn peer_close_completes_a_read_wait() {
 /// wait with `Ready::PRIORITY`, which no readable or writable readiness does.
 #[test]
 fn out_of_band_data_completes_a_priority_wait() {
-    use std::os::fd::AsRawFd;
     use rt_io::io::Ready;
+    use std::os::fd::AsRawFd;
     run(async {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
         client.set_nonblocking(true).unwrap();
         // SAFETY: `client` owns its fd, and the `AsyncFd` owns `client` until it drops.
-        let client = unsafe { AsyncFd::register_with_interest(client, Interest::PRIORITY) }
-            .unwrap();
+        let client =
+            unsafe { AsyncFd::register_with_interest(client, Interest::PRIORITY) }.unwrap();
         let (server, _) = listener.accept().unwrap();
 
         let flag = Flag::new();
@@ -114,9 +114,8 @@ fn out_of_band_data_completes_a_priority_wait() {
             "a fresh connection has no out-of-band data"
         );
         // SAFETY: `server` is an open socket; the buffer is valid for its length.
-        let sent = unsafe {
-            libc::send(server.as_raw_fd(), b"!".as_ptr().cast(), 1, libc::MSG_OOB)
-        };
+        let sent =
+            unsafe { libc::send(server.as_raw_fd(), b"!".as_ptr().cast(), 1, libc::MSG_OOB) };
         assert_eq!(sent, 1);
         flag.wait();
         let guard = priority.await.unwrap();
@@ -129,8 +128,8 @@ fn out_of_band_data_completes_a_priority_wait() {
 /// error: a UDP socket with `IP_RECVERR` learns that its datagram was refused.
 #[test]
 fn an_error_wait_completes_on_an_error_only() {
-    use std::os::fd::AsRawFd;
     use rt_io::io::Ready;
+    use std::os::fd::AsRawFd;
     run(async {
         let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
         socket.set_nonblocking(true).unwrap();
@@ -200,7 +199,7 @@ fn try_io_runs_only_when_ready() {
         assert_eq!(r.unwrap_err().kind(), std::io::ErrorKind::WouldBlock);
         assert!(!called, "nothing to read yet");
         b.write_all(b"x").unwrap();
-        drop(fd.readable().await.unwrap());
+        let _ready = fd.readable().await.unwrap();
         let r = fd.try_io(Interest::READABLE, |_| {
             Err::<(), _>(std::io::ErrorKind::WouldBlock.into())
         });
@@ -209,6 +208,9 @@ fn try_io_runs_only_when_ready() {
             called = true;
             Ok(())
         });
-        assert!(r.is_err() && !called, "the WouldBlock cleared the readiness");
+        assert!(
+            r.is_err() && !called,
+            "the WouldBlock cleared the readiness"
+        );
     });
 }

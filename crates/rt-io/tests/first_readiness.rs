@@ -54,7 +54,11 @@ fn an_accepted_tcp_stream_reads_and_writes_without_an_event() {
         let e = stream.try_read(&mut buf).unwrap_err();
         assert_eq!(e.kind(), std::io::ErrorKind::WouldBlock);
         let e = stream.try_read(&mut buf).unwrap_err();
-        assert_eq!(e.kind(), std::io::ErrorKind::WouldBlock, "cleared: no syscall");
+        assert_eq!(
+            e.kind(),
+            std::io::ErrorKind::WouldBlock,
+            "cleared: no syscall"
+        );
     });
 }
 

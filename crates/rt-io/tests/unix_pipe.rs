@@ -138,7 +138,10 @@ fn from_file_checks_the_file_and_sets_nonblocking() {
     let fifo = dir.path("fifo");
     mkfifo(&fifo);
     run(async move {
-        let file = std::fs::OpenOptions::new().write(true).open(&plain).unwrap();
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&plain)
+            .unwrap();
         let e = pipe::Sender::from_file(file).unwrap_err();
         assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
         let e = pipe::OpenOptions::new().open_receiver(&plain).unwrap_err();
@@ -150,7 +153,11 @@ fn from_file_checks_the_file_and_sets_nonblocking() {
         let read_only = std::fs::File::open(&fifo).unwrap();
         assert!(!is_nonblocking(&read_only));
         let e = pipe::Sender::from_file(read_only.try_clone().unwrap()).unwrap_err();
-        assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput, "wrong access mode");
+        assert_eq!(
+            e.kind(),
+            std::io::ErrorKind::InvalidInput,
+            "wrong access mode"
+        );
         let rx = pipe::Receiver::from_file(read_only).unwrap();
         assert!(is_nonblocking(&rx));
         let fd = rx.into_blocking_fd().unwrap();

@@ -68,11 +68,20 @@ fn the_wrong_kind_of_socket_is_an_error() {
             .connect("/nonexistent.sock")
             .await
             .unwrap_err();
-        assert_eq!(e.to_string(), "connect cannot be called on a datagram socket");
+        assert_eq!(
+            e.to_string(),
+            "connect cannot be called on a datagram socket"
+        );
         let e = UnixSocket::new_datagram().unwrap().listen(1).unwrap_err();
-        assert_eq!(e.to_string(), "listen cannot be called on a datagram socket");
+        assert_eq!(
+            e.to_string(),
+            "listen cannot be called on a datagram socket"
+        );
         let e = UnixSocket::new_stream().unwrap().datagram().unwrap_err();
-        assert_eq!(e.to_string(), "datagram cannot be called on a stream socket");
+        assert_eq!(
+            e.to_string(),
+            "datagram cannot be called on a stream socket"
+        );
     });
 }
 

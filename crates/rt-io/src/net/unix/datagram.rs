@@ -138,11 +138,9 @@ impl UnixDatagram {
     pub fn try_send_to(&self, buf: &[u8], path: impl AsRef<Path>) -> io::Result<usize> {
         let fd = self.io.get_ref().as_raw_fd();
         let path = path.as_ref();
-        self.io
-            .registration()
-            .try_io(Interest::WRITABLE, || {
-                super::socket::send_to_path(fd, buf, path)
-            })
+        self.io.registration().try_io(Interest::WRITABLE, || {
+            super::socket::send_to_path(fd, buf, path)
+        })
     }
 
     /// Receives a datagram if one is queued now (`WouldBlock` if not).

@@ -11,9 +11,9 @@ mod ucred;
 
 pub use datagram::UnixDatagram;
 pub use listener::UnixListener;
+pub use socket::UnixSocket;
 pub use split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, ReuniteError, WriteHalf};
 pub use std::os::unix::net::SocketAddr;
-pub use socket::UnixSocket;
 pub use stream::UnixStream;
 pub use ucred::UCred;
 
