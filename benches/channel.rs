@@ -96,10 +96,10 @@ fn ping_pong(c: &mut Criterion) {
     let m = rt.metrics().total();
     println!(
         "rt ping_pong: unparks per poll = {:.5} (unparks {}, polls {}, parks {})",
-        m.unparks as f64 / m.polls.max(1) as f64,
-        m.unparks,
-        m.polls,
-        m.parks
+        m.unparks() as f64 / m.polls().max(1) as f64,
+        m.unparks(),
+        m.polls(),
+        m.parks()
     );
     let tokio = tokio_runtime();
     g.bench_function("tokio", |b| {

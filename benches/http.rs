@@ -1,4 +1,4 @@
-//! HTTP/1.1 keep-alive "hello world": hyper on rt (`rt::compat::hyper::serve`) vs hyper on tokio
+//! HTTP/1.1 keep-alive "hello world": hyper on rt (`rt_hyper::serve`) vs hyper on tokio
 //! (hyper-util's `TokioIo`, `TokioExecutor`, `TokioTimer`, the same auto builder), 2 workers
 //! each, driven by the same load generator.
 //!
@@ -68,7 +68,7 @@ fn rt_server_on(bind: &str) -> (Server, SocketAddr) {
     let addr = runtime.block_on(async {
         let listener = rt::net::TcpListener::bind(bind).await.unwrap();
         let addr = listener.local_addr().unwrap();
-        rt::spawn(rt::compat::hyper::serve(listener, service_fn(hello)));
+        rt::spawn(rt_hyper::serve(listener, service_fn(hello)));
         addr
     });
     (Server::Rt(runtime), addr)
@@ -165,7 +165,7 @@ fn wrk(addr: SocketAddr, conns: usize, secs: u64) -> Sample {
 
 /// The fallback load generator: `conns` keep-alive connections on an rt runtime of 2 workers.
 fn in_process(addr: SocketAddr, conns: usize, secs: u64) -> Sample {
-    use rt::compat::hyper::HyperIo;
+    use rt_hyper::HyperIo;
 
     let runtime = rt::Builder::new_multi_thread()
         .worker_threads(WORKERS)

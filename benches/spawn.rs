@@ -54,9 +54,9 @@ fn spawn_many_local(c: &mut Criterion) {
     let m = rt.metrics().total();
     println!(
         "rt spawn_many_local: unparks per spawn = {:.5} (unparks {}, polls {})",
-        m.unparks as f64 / m.polls.max(1) as f64,
-        m.unparks,
-        m.polls
+        m.unparks() as f64 / m.polls().max(1) as f64,
+        m.unparks(),
+        m.polls()
     );
     let rt_nopool = rt_runtime(false);
     g.bench_function("rt_no_pool", |b| b.iter(|| rt_spawn_many_local(&rt_nopool)));
@@ -110,9 +110,9 @@ fn spawn_many_remote(c: &mut Criterion) {
     let m = rt.metrics().total();
     println!(
         "rt spawn_many_remote: unparks per spawn = {:.5} (unparks {}, polls {})",
-        m.unparks as f64 / m.polls.max(1) as f64,
-        m.unparks,
-        m.polls
+        m.unparks() as f64 / m.polls().max(1) as f64,
+        m.unparks(),
+        m.polls()
     );
     let tk = tokio_runtime();
     g.bench_function("tokio", |b| {

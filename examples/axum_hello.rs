@@ -1,5 +1,5 @@
 //! An axum app on rt: a `Router` with a JSON route and a route with a path parameter, served by
-//! `rt::compat::hyper::serve` (axum's own `serve` needs tokio's runtime; its `tower::Service` is
+//! `rt_hyper::serve` (axum's own `serve` needs tokio's runtime; its `tower::Service` is
 //! adapted with hyper-util's `TowerToHyperService`).
 //!
 //! Run: `cargo run --release --example axum_hello [ADDR]` (default 127.0.0.1:3000), then
@@ -38,5 +38,5 @@ async fn main() -> std::io::Result<()> {
         .unwrap_or_else(|| "127.0.0.1:3000".to_string());
     let listener = rt::net::TcpListener::bind(addr.as_str()).await?;
     println!("axum_hello listening on http://{}", listener.local_addr()?);
-    rt::compat::hyper::serve(listener, TowerToHyperService::new(app)).await
+    rt_hyper::serve(listener, TowerToHyperService::new(app)).await
 }

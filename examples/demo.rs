@@ -92,13 +92,13 @@ fn spawn_storm(runtime: &rt::Runtime) {
         STORM_TASKS as f64 / elapsed.as_secs_f64() / 1e6
     );
     let after = runtime.metrics();
-    for (i, (a, b)) in after.workers.iter().zip(&before.workers).enumerate() {
+    for (i, (a, b)) in after.workers().iter().zip(before.workers()).enumerate() {
         println!(
             "  worker {i}: {:>8} polls, {:>6} steals, {:>5} parks, {:>5} unparks",
-            a.polls - b.polls,
-            a.steals - b.steals,
-            a.parks - b.parks,
-            a.unparks - b.unparks
+            a.polls() - b.polls(),
+            a.steals() - b.steals(),
+            a.parks() - b.parks(),
+            a.unparks() - b.unparks()
         );
     }
 }

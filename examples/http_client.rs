@@ -9,8 +9,8 @@ use http_body_util::{BodyExt, Empty, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::service::service_fn;
 use hyper::{Request, Response};
-use rt::compat::hyper::HyperIo;
 use rt::net::{TcpListener, TcpStream};
+use rt_hyper::HyperIo;
 
 async fn local(req: Request<Incoming>) -> Result<Response<Full<Bytes>>, Infallible> {
     let text = format!("hello from the local server, you asked for {}\n", req.uri());
@@ -25,7 +25,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         None => {
             let listener = TcpListener::bind("127.0.0.1:0").await?;
             let addr = listener.local_addr()?.to_string();
-            rt::spawn(rt::compat::hyper::serve(listener, service_fn(local)));
+            rt::spawn(rt_hyper::serve(listener, service_fn(local)));
             addr
         }
     };

@@ -24,5 +24,5 @@ async fn main() -> std::io::Result<()> {
         .unwrap_or_else(|| "127.0.0.1:3000".to_string());
     let listener = rt::net::TcpListener::bind(addr.as_str()).await?;
     println!("http_hello listening on http://{}", listener.local_addr()?);
-    rt::compat::hyper::serve(listener, service_fn(hello)).await
+    rt_hyper::serve(listener, service_fn(hello)).await
 }

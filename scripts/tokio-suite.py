@@ -14,7 +14,9 @@ What it does, in order:
    crate path) become `rt` inside string literals. Comments and other strings stay.
 4. Writes a scratch crate outside the repository (`target/tokio-suite/` by default) with each test
    file as its own target, depending on rt by path plus tokio's test dev-dependencies
-   (`tokio-test`, `futures`, ...; those pull crates.io tokio in, which this unpatched run allows).
+   (`futures`, ...; those pull crates.io tokio in, which this unpatched run allows). `tokio-test`
+   is the exception: its source is copied into the work dir and renamed the same way (its
+   `io::Builder` mock then implements rt's IO traits, which are rt's own, not crates.io tokio's).
    The scratch crate declares tokio's features and turns on `full` and `test-util`, so the files'
    `cfg(feature = ...)` gates read as they do in tokio's CI.
 5. Builds every selected target with `--keep-going`, then runs each test of each built file in
@@ -355,7 +357,107 @@ def write_if_changed(path, text):
     path.write_text(text)
 
 
-def scratch_manifest(manifest, features, default_features):
+def vendor_tokio_test(work, tokio_manifest):
+    """Copies crates.io tokio-test (the version tokio's dev-dependency resolves to) into the work dir,
+    renamed to rt like the tests, and returns its path, or None if cargo does not list it.
+
+    Its `io::Builder` mock must implement rt's `AsyncRead`/`AsyncWrite` for the tests that hand
+    it to rt's IO toolkit; built against crates.io tokio it implements tokio's traits instead.
+    tokio-stream's `UnboundedReceiverStream` (over tokio's receiver) becomes a local wrapper of
+    rt's receiver."""
+    spec = tokio_manifest.get("dev-dependencies", {}).get("tokio-test")
+    if spec is None:
+        return None
+    version = spec if isinstance(spec, str) else spec.get("version", "*")
+    fetch = work / "fetch-tokio-test"
+    (fetch / "src").mkdir(parents=True, exist_ok=True)
+    write_if_changed(fetch / "Cargo.toml", f"""[package]
+name = "tokio-suite-fetch-tokio-test"
+version = "0.0.0"
+edition = "2021"
+publish = false
+
+[dependencies]
+tokio-test = "{version}"
+
+[workspace]
+""")
+    write_if_changed(fetch / "src" / "lib.rs", "")
+    env = dict(os.environ, CARGO_TARGET_DIR=str(fetch / "target"))
+    meta = run(["cargo", "metadata", "--format-version", "1"], fetch, env=env,
+               stdout=subprocess.PIPE)
+    if meta.returncode != 0:
+        return None
+    for pkg in json.loads(meta.stdout)["packages"]:
+        if pkg["name"] == "tokio-test" and pkg["source"] and "crates.io" in pkg["source"]:
+            src = Path(pkg["manifest_path"]).parent
+            break
+    else:
+        return None
+    with open(src / "Cargo.toml", "rb") as f:
+        manifest = tomllib.load(f)
+    dest = work / "tokio-test-rt"
+    deps = [f'rt = {{ path = "{RT_PATH}" }}']
+    for name, spec in sorted(manifest.get("dependencies", {}).items()):
+        if name in ("tokio", "tokio-stream"):
+            continue
+        if isinstance(spec, str):
+            spec = {"version": spec}
+        spec = {k: v for k, v in spec.items() if k in ("version", "features", "default-features")}
+        deps.append(f"{name} = {toml_inline(spec)}")
+    if not any(d.startswith("futures-core ") for d in deps):
+        deps.append('futures-core = "0.3"')
+    write_if_changed(dest / "Cargo.toml", "\n".join([
+        "[package]",
+        'name = "tokio-test"',
+        f'version = "{pkg["version"]}"',
+        f'edition = "{manifest["package"].get("edition", "2021")}"',
+        "publish = false",
+        "",
+        "[dependencies]",
+        *deps,
+        "",
+        "[lints.rust]",
+        'unexpected_cfgs = "allow"',
+        "",
+    ]))
+    stream_shim = """
+struct UnboundedReceiverStream<T>(rt::sync::mpsc::UnboundedReceiver<T>);
+
+impl<T> UnboundedReceiverStream<T> {
+    fn new(rx: rt::sync::mpsc::UnboundedReceiver<T>) -> Self {
+        UnboundedReceiverStream(rx)
+    }
+}
+
+impl<T> std::fmt::Debug for UnboundedReceiverStream<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("UnboundedReceiverStream")
+    }
+}
+
+impl<T> futures_core::Stream for UnboundedReceiverStream<T> {
+    type Item = T;
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<T>> {
+        self.0.poll_recv(cx)
+    }
+}
+"""
+    for path in sorted((src / "src").glob("*.rs")):
+        text = rename(path.read_text())
+        text = text.replace("use tokio_stream::wrappers::UnboundedReceiverStream;\n", "")
+        text = text.replace("use tokio_stream::Stream;", "use futures_core::Stream;")
+        text = text.replace("tokio_stream::", "futures_core::")
+        if path.name == "io.rs":
+            text += stream_shim
+        write_if_changed(dest / "src" / path.name, text)
+    return dest
+
+
+def scratch_manifest(manifest, features, default_features, tokio_test=None):
     feature_lines = [f'"{f}" = []' for f in sorted(manifest.get("features", {})) if f != "default"]
     edition = manifest["package"].get("edition", "2021")
     return "\n".join([
@@ -373,7 +475,9 @@ def scratch_manifest(manifest, features, default_features):
         f'rt = {{ path = "{RT_PATH}" }}',
         "",
         "[dev-dependencies]",
-        *dev_dependencies(manifest, features),
+        *[(f'tokio-test = {{ path = "{tokio_test}" }}'
+           if tokio_test and line.startswith("tokio-test ") else line)
+          for line in dev_dependencies(manifest, features)],
         "",
         "[features]",
         f"default = [{', '.join(json.dumps(f) for f in sorted(default_features))}]",
@@ -511,8 +615,12 @@ def main():
 
     # The scratch crate: every file of the suite is written (so a target's name never moves),
     # and only the selected ones are built.
-    write_if_changed(scratch / "Cargo.toml", scratch_manifest(manifest, features, features))
     write_if_changed(scratch / "src" / "lib.rs", "")
+    tokio_test = vendor_tokio_test(work, manifest)
+    if tokio_test is None:
+        print("tokio-suite: tokio-test not found; its crates.io build is used", file=sys.stderr)
+    write_if_changed(scratch / "Cargo.toml",
+                     scratch_manifest(manifest, features, features, tokio_test))
     for support in sorted((src_dir / "tests" / "support").glob("*.rs")):
         write_if_changed(tests_dir / "support" / support.name, rename(support.read_text()))
     for name in suite:

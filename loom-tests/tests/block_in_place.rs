@@ -65,7 +65,7 @@ fn run(wait_in_closure: bool, twice: bool) {
     park_block_on(parent).unwrap();
     assert_eq!(runs.load(Ordering::Relaxed), 1);
     rt.shutdown(None);
-    assert_eq!(rt.handle().metrics().live_tasks, 0);
+    assert_eq!(rt.handle().metrics().num_alive_tasks(), 0);
 }
 
 #[test]

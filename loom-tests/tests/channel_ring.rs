@@ -1,6 +1,6 @@
 #![cfg(loom)]
 //! loom models of the bounded channel on the lock-free slot ring (rt-sync's
-//! `channel/ring.rs` and the protocol in `channel/ring_chan.rs`, rules 1-6). Under loom every
+//! `channel/mpmc_ring.rs` and the protocol in `channel/ring_chan.rs`, rules 1-6). Under loom every
 //! capacity refills in batches of the whole ring (`REFILL_DIVISOR` is 1), so capacity 2 reaches
 //! the pops that neither look for blocked senders nor refill.
 //!

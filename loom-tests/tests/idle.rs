@@ -48,7 +48,7 @@ fn remote_spawn_is_not_lost() {
         let ran_on = park_block_on(join).unwrap();
         assert!(ran.load(Ordering::Acquire));
         rt.shutdown(None);
-        assert_eq!(rt.handle().metrics().live_tasks, 0);
+        assert_eq!(rt.handle().metrics().num_alive_tasks(), 0);
         SEEN.record(format!("ran on {ran_on:?}"));
     });
     // Either worker may be the one that finds the task (loom numbers the model thread 0 and
@@ -78,7 +78,7 @@ fn local_spawn_spill_is_not_lost() {
         let first_on = park_block_on(first).unwrap();
         park_block_on(second).unwrap();
         rt.shutdown(None);
-        assert_eq!(rt.handle().metrics().live_tasks, 0);
+        assert_eq!(rt.handle().metrics().num_alive_tasks(), 0);
         SEEN.record(if first_on == parent_on {
             "run locally"
         } else {
@@ -102,7 +102,7 @@ fn remote_spawn_is_not_lost_at_awake_cap() {
         let join = rt.handle().spawn(async {}, next_id());
         park_block_on(join).unwrap();
         rt.shutdown(None);
-        assert_eq!(rt.handle().metrics().live_tasks, 0);
+        assert_eq!(rt.handle().metrics().num_alive_tasks(), 0);
     });
 }
 
@@ -131,6 +131,6 @@ fn local_spawn_spill_is_not_lost_at_awake_cap() {
         park_block_on(first).unwrap();
         park_block_on(second).unwrap();
         rt.shutdown(None);
-        assert_eq!(rt.handle().metrics().live_tasks, 0);
+        assert_eq!(rt.handle().metrics().num_alive_tasks(), 0);
     });
 }

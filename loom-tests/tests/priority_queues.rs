@@ -41,7 +41,7 @@ fn remote_background_spawn_is_not_lost() {
         );
         assert_eq!(park_block_on(join).unwrap(), Priority::Background);
         rt.shutdown(None);
-        assert_eq!(rt.handle().metrics().live_tasks, 0);
+        assert_eq!(rt.handle().metrics().num_alive_tasks(), 0);
     });
 }
 
@@ -69,7 +69,7 @@ fn background_spawn_from_worker_is_not_lost() {
         let (child_on, priority) = park_block_on(child).unwrap();
         assert_eq!(priority, Priority::Background);
         rt.shutdown(None);
-        assert_eq!(rt.handle().metrics().live_tasks, 0);
+        assert_eq!(rt.handle().metrics().num_alive_tasks(), 0);
         SEEN.record(if child_on == parent_on {
             "run locally"
         } else {

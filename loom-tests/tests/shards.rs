@@ -126,7 +126,7 @@ fn remote_spawn_reaches_a_worker_blocked_in_its_shard() {
         park_block_on(join).unwrap();
         assert!(ran.load(Ordering::Acquire));
         rt.shutdown(None);
-        assert_eq!(rt.handle().metrics().live_tasks, 0);
+        assert_eq!(rt.handle().metrics().num_alive_tasks(), 0);
     });
 }
 
@@ -173,7 +173,7 @@ fn io_event_wakes_its_task_through_the_shard() {
         }
         park_block_on(join).unwrap();
         rt.shutdown(None);
-        assert_eq!(rt.handle().metrics().live_tasks, 0);
+        assert_eq!(rt.handle().metrics().num_alive_tasks(), 0);
         // Wakers nobody needed any more (the task saw `done` by itself).
         registered.lock().unwrap().take();
         driver.shards[0].pending.lock().unwrap().1.clear();

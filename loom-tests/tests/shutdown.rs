@@ -232,7 +232,7 @@ fn spawn_races_multi_thread_shutdown() {
         let res = outcome(park_block_on(join), &out);
         SEEN.record(format!("{res} after {} polls", probe.polls()));
         assert_eq!(
-            rt.handle().metrics().live_tasks,
+            rt.handle().metrics().num_alive_tasks(),
             0,
             "a task outlived shutdown"
         );

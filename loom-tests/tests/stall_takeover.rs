@@ -62,6 +62,6 @@ fn owner_and_takeover_share_out_the_worker() {
             assert_eq!(r.load(Ordering::Relaxed), 1);
         }
         rt.shutdown(None);
-        assert_eq!(rt.handle().metrics().live_tasks, 0);
+        assert_eq!(rt.handle().metrics().num_alive_tasks(), 0);
     });
 }

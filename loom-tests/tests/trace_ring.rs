@@ -8,7 +8,7 @@
 //! so drained + dropped = pushed; and the two-event push arrives whole or not at all. Small
 //! enough to finish in well under a second at `LOOM_MAX_PREEMPTIONS=2`.
 
-use rt_sched::trace::ring::{ring, Event};
+use rt_sched::trace::event_ring::{ring, Event};
 
 fn ev(i: u64) -> Event {
     Event {

@@ -44,8 +44,8 @@ use std::time::{Duration, Instant};
 
 use crate::task::Priority;
 
-/// Units of budget handed to each task poll.
-pub const BUDGET: u8 = 128;
+/// Units of budget handed to each task poll (`crate::tuning::COOP_BUDGET`).
+pub const BUDGET: u8 = crate::tuning::COOP_BUDGET;
 
 crate::sync::thread_local! {
     /// `None`: unconstrained. `Some(n)`: `n` units left in the current poll.

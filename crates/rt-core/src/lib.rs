@@ -6,7 +6,9 @@
 //! lists. [`sync`] is the loom shim every other crate uses, [`coop`] the cooperative budget, and
 //! [`batch`] lets a waking thread coalesce unparks. [`wait_queue`] is the keyed FIFO waiter
 //! queue that rt-sync's channels and rt-io's readiness slots share; [`wake`] is how a driver calls
-//! other code's wakers without letting a panicking one take the driver down.
+//! other code's wakers without letting a panicking one take the driver down. [`timer`] is the
+//! hook through which code below the IO driver (rt-sync's timeouts) sleeps on rt-io's timer;
+//! [`block`] blocks a thread on a future, parking it between polls.
 //!
 //! Architecture invariants:
 //! - rt-core never spawns a thread and never blocks: it is driven by a scheduler (rt-sched).
@@ -15,6 +17,7 @@
 
 pub mod asym;
 pub mod batch;
+pub mod block;
 pub mod coop;
 pub mod driving;
 pub mod pool;
@@ -22,6 +25,8 @@ pub mod sync;
 pub mod task;
 #[doc(hidden)]
 pub mod test_support;
+pub mod timer;
+pub mod tuning;
 pub mod wait_queue;
 pub mod wake;
 

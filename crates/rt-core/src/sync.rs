@@ -10,9 +10,9 @@
 //! A model proves something only about the code that ships, so under `cfg(loom)` only **sizes**
 //! may change (the frame pool's geometry in `pool/class.rs`, `OwnedTasks`' chunk and batch sizes
 //! in `task/list.rs`, the steal rounds and spins before a worker parks, `SPIN_ROUNDS` and
-//! `SPINS` in rt-sched's `multi_thread/worker.rs`, the bounded channel's refill batch
-//! `REFILL_DIVISOR` and its largest lock-free ring `RING_MAX` in rt-sync's
-//! `channel/ring_chan.rs`: fewer states, the same code; and the worker's
+//! `SPINS` in rt-sched's `tuning.rs`, the bounded channel's refill batch
+//! `REFILL_DIVISOR` and its largest lock-free ring `CHANNEL_RING_MAX` in rt-sync's
+//! `tuning.rs`: fewer states, the same code; and the worker's
 //! timeouts there, `TRIM_AFTER` and `WATCH_INTERVAL`, which are `Duration::MAX` under loom
 //! because loom has no clock and a branch on elapsed wall-clock time would make replays of one
 //! execution differ), plus this short
@@ -57,7 +57,7 @@
 //! 8. **The trace export** (rt-sched `trace/`, `Builder::trace_file`): its writer thread, the
 //!    lock-protected buffer of non-worker threads and the thread-local track ids and poll depths are std's. It
 //!    is a diagnostic that takes part in no protocol (no worker ever waits on it, and under loom
-//!    it is never switched on); the one lock-free part, the per-worker ring (`trace/ring.rs`),
+//!    it is never switched on); the one lock-free part, the per-worker ring (`trace/event_ring.rs`),
 //!    uses this shim's atomics and cells and is modelled in `loom-tests/tests/trace_ring.rs`.
 //! 9. **The side-record registry** (`task/meta.rs`'s `registry`): a process-wide `static` of
 //!    std `Mutex`es (loom's cannot live in a `static`, as in 2) linking every live named task's

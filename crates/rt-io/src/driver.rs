@@ -83,6 +83,7 @@ impl Driver {
             config.max_events_per_tick > 0 && config.max_events_per_busy_tick > 0,
             "a reactor turn must take at least one event"
         );
+        rt_core::timer::install(&crate::time::HookTimer);
         let mut polls = Vec::with_capacity(shards);
         let mut parts = Vec::with_capacity(shards);
         for _ in 0..shards {

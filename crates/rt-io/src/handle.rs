@@ -61,7 +61,7 @@ pub(crate) struct Reactor {
     #[cfg(feature = "test-hooks")]
     resolver: Mutex<Option<crate::net::TestResolver>>,
     /// The runtime's workers drive the shards (`Driver::start_on_workers`): paused time is
-    /// possible (see `time/clock.rs`).
+    /// possible (rule P8 in `time/clock.rs`).
     pub(crate) on_workers: bool,
     /// A thread is deciding whether to auto-advance the paused clock and takes every shard
     /// for it: blocking turns give way (`WorkerDriver::try_drive_idle`).
@@ -225,7 +225,8 @@ impl Handle {
     }
 
     /// Holds auto-advance of the paused clock back until [`Handle::allow_auto_advance`]: the
-    /// facade holds it while a `block_on` thread is awake (tokio's name). Cheap when the clock
+    /// facade holds it while a `block_on` thread is awake (tokio's name; rule P3 in
+    /// `time/clock.rs`). Cheap when the clock
     /// was never paused: one atomic add.
     #[doc(hidden)]
     pub fn inhibit_auto_advance(&self) {
@@ -242,7 +243,7 @@ impl Handle {
     }
 
     /// While the clock is paused: has an idle worker decide on auto-advance again (unparks
-    /// shard 0). Something that held it back outside the scheduler is gone (the blocking pool
+    /// shard 0; rule P3 in `time/clock.rs`). Something that held it back outside the scheduler is gone (the blocking pool
     /// went quiet).
     #[doc(hidden)]
     pub fn poke_auto_advance(&self) {
@@ -258,6 +259,7 @@ impl Handle {
     #[doc(hidden)]
     #[track_caller]
     pub fn pause_clock(&self) {
+        // Rule P8 (`time/clock.rs`).
         assert!(
             self.workers_drive(),
             "start_paused(true) needs the default reactor that the workers drive: it cannot be \

@@ -24,7 +24,9 @@
 //!   `worker_driver.rs` — [`WorkerDriver`], the calls only a scheduler makes (take a turn of a
 //!   shard, unpark it, bind a worker to its shard).
 //! - `syscall.rs` — the one place a libc return value becomes an `io::Result`.
-//! - [`net`] — TCP, UDP and Unix sockets; [`io`] — [`io::AsyncFd`] for any fd.
+//! - [`net`] — TCP, UDP and Unix sockets; [`io`] — [`io::AsyncFd`] for any fd, and rt's IO traits
+//!   and toolkit (`io/util/`: tokio's names and semantics, rt's own code; the helpers that never
+//!   wait spend rt-core's cooperative budget).
 //! - [`time`] — timers, fired by every turn of every shard (their timerfd is on shard 0).
 //!
 //! Cargo feature `test-hooks` (off; rt-io's own tests turn it on): `Handle::kill_reactor_for_test`
@@ -50,6 +52,8 @@ compile_error!(
 pub mod io;
 mod driver;
 mod handle;
+#[doc(hidden)]
+pub mod held;
 mod listen;
 pub mod net;
 mod reactor;
@@ -61,8 +65,10 @@ pub mod scheduled_io;
 pub mod shard_word;
 mod slab;
 mod stopped;
-mod syscall;
+#[doc(hidden)]
+pub mod syscall;
 pub mod time;
+pub mod tuning;
 mod worker_driver;
 
 pub use driver::{BlockingSpawner, Driver};

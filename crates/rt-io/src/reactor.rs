@@ -24,6 +24,8 @@ use crate::driver::{TIMER_TOKEN, WAKER_TOKEN};
 use crate::handle::Handle;
 use crate::readiness::Ready;
 
+use crate::tuning::EVENTS_CAPACITY;
+
 /// One shard's `mio::Poll` and the buffers a turn of it needs. Owned by the `rt-io` thread, or,
 /// when the runtime's workers drive IO themselves, kept in its shard's `Shard::core` for
 /// whichever thread takes the turn.
@@ -67,7 +69,7 @@ pub struct ReactorConfig {
 
 impl ReactorConfig {
     /// The default number of events per turn.
-    pub const DEFAULT_EVENTS_PER_TICK: usize = 1024;
+    pub const DEFAULT_EVENTS_PER_TICK: usize = EVENTS_CAPACITY;
 }
 
 impl Default for ReactorConfig {

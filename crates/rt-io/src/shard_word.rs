@@ -36,16 +36,7 @@ use rt_core::sync::{AtomicU32, AtomicUsize, Ordering};
 /// Set in the word while the source moves between shards.
 const MOVING: usize = 1 << (usize::BITS - 1);
 
-/// A source moves to the shard of the worker its task runs on after this many consecutive
-/// waits there: a task stolen once goes back home on its next wake (its events arrive at its
-/// shard's owner), one that keeps running elsewhere takes its IO along.
-///
-/// 16, not fewer: an idle worker serves a busy sibling's shard (`watch_others` in rt-sched),
-/// so under steady network load a connection's task often runs a few turns in a row on the
-/// sibling without having been stolen for good. At 4 those runs moved sources back and forth
-/// (two `epoll_ctl` each): hyper at 50 connections made 0.03–0.10 `epoll_ctl` per request at 4,
-/// 0.004–0.011 at 16 (`docs/BENCHMARKS.md`).
-pub const MOVE_AFTER: u32 = 16;
+pub use crate::tuning::MOVE_AFTER;
 
 /// What a move does to the reactor: the real one is mio's registries and the shards' source
 /// counts (`registration.rs`); the loom model's is a mock of epoll.

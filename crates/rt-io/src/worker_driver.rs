@@ -23,9 +23,7 @@ pub struct WorkerDriver {
     handle: Handle,
 }
 
-/// A shard's owner refreshes its CPU once per this many turns (`sched_getcpu` is cheap, but
-/// threads rarely move).
-const CPU_REFRESH_TURNS: u64 = 64;
+use crate::tuning::CPU_REFRESH_TURNS;
 
 impl WorkerDriver {
     pub(crate) fn new(handle: Handle) -> WorkerDriver {
@@ -73,8 +71,9 @@ impl WorkerDriver {
             && reactor.time.is_paused()
             && reactor.advancing.load(Ordering::SeqCst)
         {
-            // Another thread is taking every shard to decide on auto-advance: give way rather
-            // than block in this one (the caller parks briefly and comes back).
+            // Rule P4 (`time/clock.rs`): another thread is taking every shard to decide on
+            // auto-advance: give way rather than block in this one (the caller parks briefly
+            // and comes back).
             return false;
         }
         let shard_ref = &reactor.shards[shard];
@@ -144,7 +143,8 @@ impl WorkerDriver {
     }
 
     /// [`WorkerDriver::try_drive`] for a thread that is about to block because it has nothing
-    /// to do, with auto-advance of the paused clock (`time/clock.rs`): `idle` says whether the
+    /// to do, with auto-advance of the paused clock (rules P2 and P4 in `time/clock.rs`): `idle`
+    /// says whether the
     /// whole scheduler is idle — every thread parked, nothing queued, no wake-up on its way, no
     /// blocking closure running. When the clock is paused and `idle()` holds, this thread takes
     /// every shard (a thread blocked in one is unparked and gives way, see `try_drive`), polls
@@ -176,13 +176,13 @@ impl WorkerDriver {
     fn try_auto_advance(&self, unless: &dyn Fn() -> bool, idle: &dyn Fn() -> bool) -> bool {
         let handle = &self.handle;
         let reactor = &handle.inner;
-        // The outside holders (awake `block_on` threads) before and after the scheduler: a
-        // task's wake can move from a worker to a `block_on` thread and a spawn back, so one of
-        // the two reads sees it whichever way it goes.
+        // Rule P5 (`time/clock.rs`): the outside holders (P3) before and after the scheduler:
+        // a task's wake can move from a worker to a `block_on` thread and a spawn back, so one
+        // of the two reads sees it whichever way it goes.
         let clock = reactor.time.handle();
         let quiet = || clock.clock().unheld() && !unless() && idle() && clock.clock().unheld();
-        // No timer: nothing to jump to, and taking the shards would only wake their owners,
-        // each of which would then decide the same (a busy loop in a paused, idle runtime).
+        // Rule P2: no timer, no decision (nothing to jump to; taking the shards would only wake
+        // their owners, each of which would then decide the same).
         if !reactor.time.has_timers() || !quiet() {
             return false;
         }
@@ -215,7 +215,7 @@ impl WorkerDriver {
                 rt_core::sync::thread::yield_now();
             }
         }
-        // tokio's rule: IO that is ready runs before the clock jumps.
+        // Rule P4: IO that is ready runs before the clock jumps (tokio's rule).
         for (k, core) in cores.iter_mut().enumerate() {
             let Some(core) = core.as_mut() else {
                 return false;
@@ -233,8 +233,8 @@ impl WorkerDriver {
                 }
             }
         }
-        // Every shard is held: no turn runs anywhere, so what the polls and turns woke is in
-        // the scheduler's queues (or holds it back) by now.
+        // Rule P4: every shard is held, so no turn runs anywhere and what the polls and turns
+        // woke is in the scheduler's queues (or holds it back) by now: ask again.
         if !quiet() {
             return true;
         }

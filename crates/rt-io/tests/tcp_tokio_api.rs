@@ -11,9 +11,9 @@ use std::mem::MaybeUninit;
 use std::time::Duration;
 
 use rt_io::io::Interest;
+use rt_io::io::ReadBuf;
 use rt_io::net::{TcpListener, TcpSocket, TcpStream};
 use support::run;
-use tokio::io::ReadBuf;
 
 async fn connected() -> (TcpStream, TcpStream) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -10,9 +10,9 @@ use std::mem::MaybeUninit;
 use std::net::Ipv4Addr;
 
 use rt_io::io::Interest;
+use rt_io::io::ReadBuf;
 use rt_io::net::UdpSocket;
 use support::run;
-use tokio::io::ReadBuf;
 
 async fn pair() -> (UdpSocket, UdpSocket) {
     let a = UdpSocket::bind("127.0.0.1:0").await.unwrap();

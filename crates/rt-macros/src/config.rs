@@ -229,17 +229,12 @@ impl Options {
         Ok(Config {
             flavor,
             worker_threads,
-            crate_path: self.crate_path.unwrap_or_else(default_crate_path),
+            crate_path: self.crate_path.unwrap_or_else(|| kind.default_crate_path()),
             unhandled_panic: self.unhandled_panic,
             start_paused: self.start_paused,
             name: self.name,
         })
     }
-}
-
-/// `::rt`, the name the facade is published under.
-pub(crate) fn default_crate_path() -> syn::Path {
-    syn::parse_quote!(::rt)
 }
 
 /// Stores `value` in `slot` unless an earlier option already did.

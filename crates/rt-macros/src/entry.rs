@@ -38,29 +38,55 @@ pub(crate) enum EntryKind {
     Main,
     /// `#[rt::test]`: one test; current_thread unless told otherwise, as in tokio.
     Test,
+    /// `#[tokio::main]` of the `tokio` face crate: `Main`, with paths under `::tokio`.
+    TokioMain,
+    /// `#[tokio::test]` of the `tokio` face crate: `Test`, with paths under `::tokio`.
+    TokioTest,
 }
 
 impl EntryKind {
     pub(crate) fn default_flavor(self) -> Flavor {
-        match self {
-            EntryKind::Main => Flavor::MultiThread,
-            EntryKind::Test => Flavor::CurrentThread,
+        if self.is_test() {
+            Flavor::CurrentThread
+        } else {
+            Flavor::MultiThread
         }
     }
 
+    /// Whether the attribute marks a test.
+    pub(crate) fn is_test(self) -> bool {
+        matches!(self, EntryKind::Test | EntryKind::TokioTest)
+    }
+
     fn name(self) -> &'static str {
-        match self {
-            EntryKind::Main => "main",
-            EntryKind::Test => "test",
+        if self.is_test() {
+            "test"
+        } else {
+            "main"
         }
+    }
+
+    /// The crate the attribute is written under, and whose paths the expansion names unless a
+    /// `crate` option says otherwise.
+    fn crate_name(self) -> &'static str {
+        match self {
+            EntryKind::Main | EntryKind::Test => "rt",
+            EntryKind::TokioMain | EntryKind::TokioTest => "tokio",
+        }
+    }
+
+    /// `::rt` or `::tokio`: the paths of the expansion without a `crate` option.
+    pub(crate) fn default_crate_path(self) -> syn::Path {
+        let name = Ident::new(self.crate_name(), Span::call_site());
+        syn::parse_quote!(::#name)
     }
 
     /// How the attribute is written with the arguments `args`, for messages: `#[rt::main(args)]`.
     pub(crate) fn attribute(self, args: &str) -> String {
         if args.is_empty() {
-            format!("#[rt::{}]", self.name())
+            format!("#[{}::{}]", self.crate_name(), self.name())
         } else {
-            format!("#[rt::{}({args})]", self.name())
+            format!("#[{}::{}({args})]", self.crate_name(), self.name())
         }
     }
 }
@@ -102,7 +128,7 @@ pub(crate) fn expand(kind: EntryKind, args: TokenStream, item: TokenStream) -> T
 /// The checks on the function itself, independent of the attribute's options.
 fn check_function(kind: EntryKind, function: &ItemFn) -> syn::Result<()> {
     let mut errors = Errors::default();
-    if kind == EntryKind::Test {
+    if kind.is_test() {
         if let Some(attr) = function.attrs.iter().find(|attr| is_test_attribute(attr)) {
             let msg = "second test attribute is supplied, consider removing or changing the order of your \
                        test attributes";
@@ -124,7 +150,7 @@ fn check_function(kind: EntryKind, function: &ItemFn) -> syn::Result<()> {
 /// makes an ordinary blocking function, which may take arguments (as in tokio).
 fn rejects_inputs(kind: EntryKind, function: &ItemFn) -> bool {
     let named_main = function.sig.ident == "main";
-    !function.sig.inputs.is_empty() && (kind == EntryKind::Test || named_main)
+    !function.sig.inputs.is_empty() && (kind.is_test() || named_main)
 }
 
 /// `#[test]`, `#[core::prelude::v1::test]`, `#[::std::prelude::rust_2021::test]` and the like.
@@ -150,7 +176,7 @@ fn generate(kind: EntryKind, function: ItemFn, config: &Config) -> TokenStream {
     });
     let unhandled_panic = config.unhandled_panic.map(|variant| {
         let variant = Ident::new(variant, Span::call_site());
-        quote!(.unhandled_panic(#crate_path::UnhandledPanic::#variant))
+        quote!(.unhandled_panic(#crate_path::runtime::UnhandledPanic::#variant))
     });
     let start_paused = config
         .start_paused
@@ -162,13 +188,13 @@ fn generate(kind: EntryKind, function: ItemFn, config: &Config) -> TokenStream {
         }
         Flavor::CurrentThread | Flavor::MultiThread => quote!(.build()),
     };
-    let test_attr = (kind == EntryKind::Test).then(|| quote!(#[::core::prelude::v1::test]));
+    let test_attr = (kind.is_test()).then(|| quote!(#[::core::prelude::v1::test]));
     rewrap(function, test_attr, |body, end| {
         let runtime = Ident::new("runtime", end);
         let run = quote_spanned!(end=> #runtime.block_on(#body));
         quote! {
             #[allow(clippy::expect_used)]
-            let #runtime = #crate_path::Builder::#constructor()
+            let #runtime = #crate_path::runtime::Builder::#constructor()
                 #worker_threads
                 #unhandled_panic
                 #start_paused
@@ -189,7 +215,7 @@ fn fallback(kind: EntryKind, mut function: ItemFn) -> TokenStream {
     }
     let has_test_attr = function.attrs.iter().any(is_test_attribute);
     let test_attr =
-        (kind == EntryKind::Test && !has_test_attr).then(|| quote!(#[::core::prelude::v1::test]));
+        (kind.is_test() && !has_test_attr).then(|| quote!(#[::core::prelude::v1::test]));
     rewrap(function, test_attr, |body, end| {
         // The helper sits in a block of its own so that the body cannot see it.
         quote_spanned! {end=>
@@ -294,7 +320,7 @@ mod tests {
             fn main() {
                 let body = async { work().await; };
                 #[allow(clippy::expect_used)]
-                let runtime = ::rt::Builder::new_multi_thread()
+                let runtime = ::rt::runtime::Builder::new_multi_thread()
                     .build()
                     .expect("failed to build the rt runtime");
                 runtime.block_on(body)
@@ -355,8 +381,38 @@ mod tests {
         );
         assert!(
             text.contains(
-                ". unhandled_panic (:: rt :: UnhandledPanic :: ShutdownRuntime) . build ()"
+                ". unhandled_panic (:: rt :: runtime :: UnhandledPanic :: ShutdownRuntime) . build ()"
             ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_tokio_face_expands_to_tokio_paths() {
+        let text = expand_text(
+            EntryKind::TokioMain,
+            quote!(),
+            quote!(
+                async fn main() {}
+            ),
+        );
+        assert!(
+            text.contains(":: tokio :: runtime :: Builder :: new_multi_thread ()"),
+            "{text}"
+        );
+        let text = expand_text(
+            EntryKind::TokioTest,
+            quote!(crate = "my_tokio"),
+            quote!(
+                async fn check() {}
+            ),
+        );
+        assert!(
+            text.contains("my_tokio :: runtime :: Builder :: new_current_thread ()"),
+            "{text}"
+        );
+        assert!(
+            text.contains("# [:: core :: prelude :: v1 :: test]"),
             "{text}"
         );
     }
@@ -369,7 +425,7 @@ mod tests {
             quote! { async fn main() {} },
         );
         assert!(
-            text.contains(":: rt :: Builder :: new_current_thread ()"),
+            text.contains(":: rt :: runtime :: Builder :: new_current_thread ()"),
             "{text}"
         );
         assert!(!text.contains("worker_threads"), "{text}");
@@ -381,7 +437,7 @@ mod tests {
         );
         assert!(
             text.contains(
-                ":: rt :: Builder :: new_multi_thread () . worker_threads (4) . build ()"
+                ":: rt :: runtime :: Builder :: new_multi_thread () . worker_threads (4) . build ()"
             ),
             "{text}"
         );
@@ -392,7 +448,7 @@ mod tests {
             quote! { async fn main() {} },
         );
         assert!(
-            text.contains("= my_rt :: Builder :: new_multi_thread ()"),
+            text.contains("= my_rt :: runtime :: Builder :: new_multi_thread ()"),
             "{text}"
         );
     }

@@ -76,6 +76,20 @@ pub fn test(args: TokenStream, item: TokenStream) -> TokenStream {
 
 /// The pattern of an `rt::select!` branch without `ref` and `mut` binding modes (an
 /// implementation detail of `select!`, not a public API).
+/// `#[tokio::main]` for the `tokio` face crate: [`macro@main`] with its paths under `::tokio`.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn tokio_main(args: TokenStream, item: TokenStream) -> TokenStream {
+    entry::expand(EntryKind::TokioMain, args.into(), item.into()).into()
+}
+
+/// `#[tokio::test]` for the `tokio` face crate: [`macro@test`] with its paths under `::tokio`.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn tokio_test(args: TokenStream, item: TokenStream) -> TokenStream {
+    entry::expand(EntryKind::TokioTest, args.into(), item.into()).into()
+}
+
 #[doc(hidden)]
 #[proc_macro]
 pub fn select_clean_pattern(input: TokenStream) -> TokenStream {

@@ -340,7 +340,8 @@ impl Spawner {
     }
 
     /// Whether no closure is queued or running (every thread idle). A paused clock does not
-    /// auto-advance while the pool is busy: the closure's result may be what a task waits for.
+    /// auto-advance while the pool is busy (rule P2 in rt-io's `time/clock.rs`): the closure's
+    /// result may be what a task waits for.
     /// A thread counts as busy until it has delivered its closure's result (woken the
     /// `JoinHandle`).
     pub fn is_quiet(&self) -> bool {

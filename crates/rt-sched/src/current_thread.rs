@@ -69,6 +69,11 @@ struct Shared {
     stall: Option<Detector>,
     /// The process-wide monitor watches the stamp (set by the first `block_on`).
     watched: AtomicBool,
+    /// The user's park hooks (`with_park_hooks`).
+    park_hooks: crate::ParkHooks,
+    /// Parks of the driving thread plus its wake-ups from them (tokio's
+    /// `worker_park_unpark_count`): odd while it sleeps. A statistic, like `polls`.
+    park_unparks: unmodelled::AtomicU64,
 }
 
 impl crate::stall::Watched for Shared {
@@ -152,11 +157,10 @@ pub struct CurrentThread {
     background_interval: u32,
 }
 
+/// The waker of the `block_on` future of a scheduler, whose thread may sleep in the IO driver.
 struct MainWaker {
     woken: AtomicBool,
-    unparker: Unparker,
-    /// Set for `block_on` of a scheduler, whose thread may sleep in the IO driver.
-    shared: Option<Arc<Shared>>,
+    shared: Arc<Shared>,
 }
 
 impl Wake for MainWaker {
@@ -168,10 +172,7 @@ impl Wake for MainWaker {
         // an RMW read a store superseded by a plain store that happens-before it, which shows up
         // as a false lost wake-up in the models. As an RMW the wake is ordered after the clear.
         self.woken.swap(true, Ordering::SeqCst);
-        match &self.shared {
-            Some(shared) => shared.unpark(),
-            None => self.unparker.unpark(),
-        }
+        self.shared.unpark();
     }
 }
 
@@ -199,6 +200,8 @@ impl CurrentThread {
                     stamp: Default::default(),
                     stall: None,
                     watched: AtomicBool::new(false),
+                    park_hooks: Default::default(),
+                    park_unparks: unmodelled::AtomicU64::new(0),
                 }),
             },
             event_interval: crate::DEFAULT_EVENT_INTERVAL,
@@ -227,6 +230,19 @@ impl CurrentThread {
     pub fn with_event_interval(mut self, n: u32) -> CurrentThread {
         assert!(n > 0, "event_interval must be greater than 0");
         self.event_interval = n;
+        self
+    }
+
+    /// Calls `on_park` on the `block_on` thread just before it sleeps for lack of work, and
+    /// `on_unpark` just after it wakes (tokio's `on_thread_park` / `on_thread_unpark`). A task
+    /// `on_park` spawns is run instead of sleeping.
+    ///
+    /// # Panics
+    /// When the scheduler's handle has been cloned already.
+    pub fn with_park_hooks(mut self, hooks: crate::ParkHooks) -> CurrentThread {
+        Arc::get_mut(&mut self.handle.shared)
+            .expect("with_park_hooks before use")
+            .park_hooks = hooks;
         self
     }
 
@@ -307,8 +323,7 @@ impl CurrentThread {
         let _mode = rt_core::pool::enter_thread_mode(rt_core::pool::ThreadMode::Recycling);
         let main = Arc::new(MainWaker {
             woken: AtomicBool::new(true),
-            unparker: shared.unparker.clone(),
-            shared: Some(shared.clone()),
+            shared: shared.clone(),
         });
         let waker = Waker::from(main.clone());
         let mut cx = Context::from_waker(&waker);
@@ -386,15 +401,31 @@ impl CurrentThread {
     /// another thread), else on the parker.
     fn idle(&self, main: &MainWaker, parker: &Parker) {
         let shared = &self.handle.shared;
+        // The user's hooks around the sleep; `on_unpark` runs last (declared first), after
+        // the park/unpark count is even again.
+        let _unpark_hook = shared.park_hooks.enter();
+        let has_work = || {
+            main.woken.load(Ordering::SeqCst)
+                || shared.queue.has_work()
+                || shared.bg_queue.has_work()
+        };
+        if has_work() {
+            // `on_park` spawned a task or woke the `block_on` future: no sleep, but a turn of
+            // the driver without blocking, so that timers and IO still get in when `on_park`
+            // wakes the future every time (tokio's #8212).
+            if shared.park_hooks.on_park.is_some() {
+                if let Some(d) = &shared.io_driver {
+                    d.try_drive(0, Some(std::time::Duration::ZERO), &|| false);
+                }
+            }
+            return;
+        }
+        let _counted = ParkCount::enter(&shared.park_unparks);
         if let Some(d) = &shared.io_driver {
             shared.on_driver.store(true, Ordering::SeqCst);
-            let has_work = || {
-                main.woken.load(Ordering::SeqCst)
-                    || shared.queue.has_work()
-                    || shared.bg_queue.has_work()
-            };
             let nothing = !has_work();
-            // Checked again once this thread holds the driver (see `IoDriver::try_drive`).
+            // Checked again once this thread holds the driver (see `IoDriver::try_drive`). The
+            // one thread is idle when it has no work: rule P2 of rt-io's `time/clock.rs`.
             let drove = nothing && d.try_drive_idle(0, None, &has_work, &|| !has_work());
             shared.on_driver.store(false, Ordering::SeqCst);
             if drove || !nothing {
@@ -420,26 +451,28 @@ impl Drop for CurrentThread {
     }
 }
 
-/// `block_on` without a scheduler: park the thread until the future's waker fires.
-pub fn park_block_on<F: Future>(future: F) -> F::Output {
-    let parker = Parker::new();
-    let main = Arc::new(MainWaker {
-        woken: AtomicBool::new(true),
-        unparker: parker.unparker().clone(),
-        shared: None,
-    });
-    let waker = Waker::from(main.clone());
-    let mut cx = Context::from_waker(&waker);
-    let mut future = pin!(future);
-    loop {
-        if main.woken.swap(false, Ordering::AcqRel) {
-            if let Poll::Ready(out) = rt_core::coop::budget(|| future.as_mut().poll(&mut cx)) {
-                return out;
-            }
-        } else {
-            parker.park();
-        }
+/// Counts a park of the driving thread now and its wake-up when dropped
+/// (`Shared::park_unparks`).
+struct ParkCount<'a>(&'a unmodelled::AtomicU64);
+
+impl ParkCount<'_> {
+    fn enter(c: &unmodelled::AtomicU64) -> ParkCount<'_> {
+        c.fetch_add(1, unmodelled::Ordering::Relaxed);
+        ParkCount(c)
     }
+}
+
+impl Drop for ParkCount<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, unmodelled::Ordering::Relaxed);
+    }
+}
+
+/// `block_on` without a scheduler: park the thread until the future's waker fires
+/// (`rt_core::block`), each poll with a fresh cooperative budget.
+pub fn park_block_on<F: Future>(future: F) -> F::Output {
+    let mut future = pin!(future);
+    rt_core::block::poll_until_ready(|cx| rt_core::coop::budget(|| future.as_mut().poll(cx)))
 }
 
 impl Handle {
@@ -537,6 +570,7 @@ impl Handle {
         crate::metrics::Metrics {
             workers: vec![crate::metrics::WorkerMetrics {
                 polls: self.polls(),
+                park_unparks: self.shared.park_unparks.load(unmodelled::Ordering::Relaxed),
                 ..Default::default()
             }],
             live_tasks: self.live_tasks(),

@@ -58,7 +58,7 @@
 //! while fewer than `max_awake` workers are unparked. The scheduler sets it to the machine's
 //! parallelism (`multi_thread::Config::max_awake`): with more workers than CPUs, a further
 //! awake worker adds no CPU, only threads that take turns on the cores and get descheduled
-//! holding stolen tasks (BENCHMARKS, "spawn under oversubscription"). With `max_awake` equal
+//! holding stolen tasks (`cargo bench --bench scaling -- oversubscription`). With `max_awake` equal
 //! to the number of workers (the case whenever workers ≤ CPUs) the cap never applies.
 //!
 //! The sleepers list (`Mutex<Vec<usize>>`) holds the indices of parked workers; a worker is

@@ -29,6 +29,7 @@ mod thread_spawner;
 pub mod trace;
 pub mod tuning;
 
+pub use park::ParkHooks;
 pub use thread_spawner::{ThreadCallback, ThreadNameFn, ThreadSpawner};
 
 // A std `Arc` for the trait objects handed across this crate's API: loom's `Arc` cannot be
@@ -39,18 +40,7 @@ use rt_core::sync::StdArc as Arc;
 /// The facade uses it to enter its runtime context (IO driver, spawn handle) around the loop.
 pub type ThreadHook = Arc<dyn Fn(&mut dyn FnMut()) + Send + Sync>;
 
-/// Default of `multi_thread::Config::global_queue_interval`: every this many ticks a worker
-/// takes from the injector before its own queue, so remote spawns are not starved.
-pub const DEFAULT_GLOBAL_QUEUE_INTERVAL: u32 = 61;
-
-/// Default of the schedulers' `event_interval`: every this many ticks a busy worker (or the
-/// current-thread driver) turns the IO driver without blocking, so IO and timers get in.
-pub const DEFAULT_EVENT_INTERVAL: u32 = 61;
-
-/// Default of `multi_thread::Config::os_yield_after`: a worker that has run tasks this long
-/// without a break (a park, or a previous yield) gives its CPU to the OS scheduler once, at its
-/// next `event_interval` tick (see "Yielding the CPU" in `multi_thread`'s docs).
-pub const DEFAULT_OS_YIELD_AFTER: std::time::Duration = std::time::Duration::from_millis(2);
+pub use tuning::{DEFAULT_EVENT_INTERVAL, DEFAULT_GLOBAL_QUEUE_INTERVAL, DEFAULT_OS_YIELD_AFTER};
 
 /// An IO and timer driver that an idle scheduler thread may block on instead of its parker, the
 /// way tokio's workers poll the reactor (the facade implements it over rt-io; rt-sched does not
@@ -89,7 +79,8 @@ pub trait IoDriver: Send + Sync + 'static {
     /// [`IoDriver::try_drive`] for a thread that blocks because it has nothing to do. `idle`
     /// says whether the whole scheduler is idle: every thread parked, nothing queued, no wake-up
     /// on its way. A driver whose clock is paused may then, instead of blocking, move the clock
-    /// to its next timer (auto-advance; rt-io's `time/clock.rs`), and returns `true` as after
+    /// to its next timer (auto-advance; rules P2 and P4 in rt-io's `time/clock.rs`), and
+    /// returns `true` as after
     /// a turn. The default is `try_drive`.
     fn try_drive_idle(
         &self,

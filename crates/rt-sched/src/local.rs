@@ -41,8 +41,7 @@ use rt_core::task::{JoinHandle, Notified, OwnedTasks, Schedule, SpawnMeta, Task}
 use crate::run_queue::RunQueue;
 use crate::trace::Recorder;
 
-/// Tasks run per poll of the driving future.
-const BUDGET: usize = 61;
+use crate::tuning::LOCAL_TASKS_PER_TICK;
 
 struct Shared {
     /// `None` once the set is dropped: later wakes drop their `Notified`.
@@ -364,7 +363,7 @@ impl LocalSet {
         }
     }
 
-    /// Runs up to `BUDGET` queued tasks; with work left after that, wakes `cx`'s task so the
+    /// Runs up to `LOCAL_TASKS_PER_TICK` queued tasks; with work left after that, wakes `cx`'s task so the
     /// outer scheduler runs others first and then comes back.
     fn run_queued(&self, cx: &Context<'_>) {
         let shared = &self.handle.shared;
@@ -383,7 +382,7 @@ impl LocalSet {
                 ran
             })
         };
-        if ran == BUDGET && shared.queue.has_work() {
+        if ran == LOCAL_TASKS_PER_TICK && shared.queue.has_work() {
             cx.waker().wake_by_ref();
         }
     }
@@ -402,7 +401,7 @@ impl std::fmt::Debug for LocalEnterGuard {
     }
 }
 
-/// Runs up to `BUDGET` queued tasks of the set, stamping each poll on `stamp` and recording
+/// Runs up to `LOCAL_TASKS_PER_TICK` queued tasks of the set, stamping each poll on `stamp` and recording
 /// it in `trace` (module docs, "Observation"). Returns how many ran.
 #[inline]
 fn run_tasks(
@@ -410,7 +409,7 @@ fn run_tasks(
     stamp: Option<&crate::stall::PollStamp>,
     trace: Option<&Recorder>,
 ) -> usize {
-    for ran in 0..BUDGET {
+    for ran in 0..LOCAL_TASKS_PER_TICK {
         let Some(t) = shared.queue.pop() else {
             return ran;
         };
@@ -422,7 +421,7 @@ fn run_tasks(
             None => t.run(),
         }
     }
-    BUDGET
+    LOCAL_TASKS_PER_TICK
 }
 
 impl Schedule for Handle {

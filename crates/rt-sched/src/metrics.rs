@@ -83,6 +83,8 @@ pub(crate) struct WorkerCounters {
     parks: AtomicU64,
     /// Written by whichever thread unparks this worker: a real RMW.
     unparks: AtomicU64,
+    /// Parks plus wake-ups from them (tokio's `worker_park_unpark_count`): odd while parked.
+    park_unparks: AtomicU64,
     lifo_hits: AtomicU64,
     spawns: AtomicU64,
     os_yields: AtomicU64,
@@ -148,6 +150,7 @@ impl WorkerCounters {
     pub(crate) fn park(&self, epoch: Instant, now: Instant) -> Busy<'_> {
         if rt_core::OBSERVE {
             bump(&self.parks);
+            bump(&self.park_unparks);
             let now_ns = nanos_since(epoch, now);
             let since = self.busy_since_ns.load(Relaxed);
             add(&self.busy_ns, now_ns.saturating_sub(since));
@@ -167,6 +170,7 @@ impl WorkerCounters {
             steal_operations: self.steal_operations.load(Relaxed),
             parks: self.parks.load(Relaxed),
             unparks: self.unparks.load(Relaxed),
+            park_unparks: self.park_unparks.load(Relaxed),
             lifo_hits: self.lifo_hits.load(Relaxed),
             spawns: self.spawns.load(Relaxed),
             os_yields: self.os_yields.load(Relaxed),
@@ -189,6 +193,7 @@ pub(crate) struct Busy<'a> {
 impl Drop for Busy<'_> {
     fn drop(&mut self) {
         if rt_core::OBSERVE {
+            bump(&self.c.park_unparks);
             let now = nanos_since(self.epoch, Instant::now());
             self.c.busy_since_ns.store(now, Relaxed);
         }
@@ -434,12 +439,23 @@ impl std::fmt::Debug for Counters {
 /// Counts per bucket of one histogram; bucket `b` covers [`histogram_bucket_range`]`(b)`:
 /// bucket 0 is below 1.024 µs, each next one twice as wide, the last (23) is 4.29 s and up.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Histogram {
     /// Events per bucket.
-    pub counts: [u64; HISTOGRAM_BUCKETS],
+    pub(crate) counts: [u64; HISTOGRAM_BUCKETS],
 }
 
 impl Histogram {
+    /// Events per bucket.
+    pub fn counts(&self) -> &[u64; HISTOGRAM_BUCKETS] {
+        &self.counts
+    }
+
+    /// Events in bucket `bucket` (panics when `bucket >= HISTOGRAM_BUCKETS`).
+    pub fn count(&self, bucket: usize) -> u64 {
+        self.counts[bucket]
+    }
+
     /// Events counted, all buckets together.
     pub fn total(&self) -> u64 {
         self.counts.iter().sum()
@@ -455,86 +471,191 @@ impl Histogram {
 /// A copy of one worker's metrics. Counters (every `u64` and `busy`) only grow; `local_queue_depth`
 /// is a gauge.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct WorkerMetrics {
     /// Task polls run by this worker (count).
-    pub polls: u64,
+    pub(crate) polls: u64,
     /// Tasks this worker scheduled onto its own queue or LIFO slot (wakes and spawns from its
     /// tasks; count).
-    pub local_schedules: u64,
+    pub(crate) local_schedules: u64,
     /// Tasks this worker took from the global injector (spawns and wakes from outside; count).
-    pub remote_schedules: u64,
+    pub(crate) remote_schedules: u64,
     /// Tasks this worker stole from other workers' queues (count of tasks; a steal takes about
     /// half of the victim's queue).
-    pub steals: u64,
+    pub(crate) steals: u64,
     /// Steal operations that took at least one task from another worker (count).
-    pub steal_operations: u64,
+    pub(crate) steal_operations: u64,
     /// Times this worker parked (went to sleep for lack of work; count).
-    pub parks: u64,
+    pub(crate) parks: u64,
     /// Times another thread woke this worker from its park (count; a worker whose own reactor
     /// turn found it work leaves its park without one).
-    pub unparks: u64,
+    pub(crate) unparks: u64,
+    /// Times this worker parked plus times it woke from a park (count; tokio's
+    /// `worker_park_unpark_count`): odd while the worker is parked, even while it runs.
+    pub(crate) park_unparks: u64,
     /// Tasks this worker ran from its LIFO slot (count; a subset of `polls`).
-    pub lifo_hits: u64,
+    pub(crate) lifo_hits: u64,
     /// Tasks spawned by tasks running on this worker (count).
-    pub spawns: u64,
+    pub(crate) spawns: u64,
     /// Times this worker gave its CPU to the OS scheduler: with `sched_yield` after running
     /// tasks for `Builder::os_yield_after` without a break, or with a 25 µs sleep once before
     /// parking while another worker ran (count).
-    pub os_yields: u64,
+    pub(crate) os_yields: u64,
     /// Time this worker was busy (not parked), summed over its busy periods up to its latest
     /// park: a period is added when it ends, so a worker that has run since its last park has
     /// that run missing until it parks again. Measured by one clock read at each park and
     /// unpark, never per poll.
-    pub busy: Duration,
+    pub(crate) busy: Duration,
     /// Tasks in this worker's local queue when the snapshot was taken (gauge; the LIFO slot,
     /// at most one task, is not counted).
-    pub local_queue_depth: usize,
+    pub(crate) local_queue_depth: usize,
     /// Turns of this worker's IO reactor shard, by any thread (count; 0 with
     /// `Builder::reactor_thread(true)`, whose reactor has one shard of its own).
-    pub reactor_turns: u64,
+    pub(crate) reactor_turns: u64,
     /// IO readiness events those turns delivered (count; wake-ups and timer ticks not included).
-    pub reactor_events: u64,
+    pub(crate) reactor_events: u64,
     /// Poll durations of this worker's polls; `None` unless histograms are enabled.
-    pub poll_time_histogram: Option<Histogram>,
+    pub(crate) poll_time_histogram: Option<Histogram>,
     /// Time from a task's spawn or wake to the start of the poll that follows, for the polls of
     /// this worker; `None` unless histograms are enabled.
-    pub schedule_latency_histogram: Option<Histogram>,
+    pub(crate) schedule_latency_histogram: Option<Histogram>,
+}
+
+impl WorkerMetrics {
+    /// Task polls run by this worker (count).
+    pub fn polls(&self) -> u64 {
+        self.polls
+    }
+
+    /// Tasks this worker scheduled onto its own queue or LIFO slot (wakes and spawns from its
+    /// tasks; count).
+    pub fn local_schedules(&self) -> u64 {
+        self.local_schedules
+    }
+
+    /// Tasks this worker took from the global injector (spawns and wakes from outside; count).
+    pub fn remote_schedules(&self) -> u64 {
+        self.remote_schedules
+    }
+
+    /// Tasks this worker stole from other workers' queues (count of tasks; a steal takes about
+    /// half of the victim's queue).
+    pub fn steals(&self) -> u64 {
+        self.steals
+    }
+
+    /// Steal operations that took at least one task from another worker (count).
+    pub fn steal_operations(&self) -> u64 {
+        self.steal_operations
+    }
+
+    /// Times this worker parked (went to sleep for lack of work; count).
+    pub fn parks(&self) -> u64 {
+        self.parks
+    }
+
+    /// Times another thread woke this worker from its park (count; a worker whose own reactor
+    /// turn found it work leaves its park without one).
+    pub fn unparks(&self) -> u64 {
+        self.unparks
+    }
+
+    /// Times this worker parked plus times it woke from a park (count; tokio's
+    /// `worker_park_unpark_count`): odd while the worker is parked, even while it runs.
+    pub fn park_unparks(&self) -> u64 {
+        self.park_unparks
+    }
+
+    /// Tasks this worker ran from its LIFO slot (count; a subset of `polls`).
+    pub fn lifo_hits(&self) -> u64 {
+        self.lifo_hits
+    }
+
+    /// Tasks spawned by tasks running on this worker (count).
+    pub fn spawns(&self) -> u64 {
+        self.spawns
+    }
+
+    /// Times this worker gave its CPU to the OS scheduler: with `sched_yield` after running
+    /// tasks for `Builder::os_yield_after` without a break, or with a 25 µs sleep once before
+    /// parking while another worker ran (count).
+    pub fn os_yields(&self) -> u64 {
+        self.os_yields
+    }
+
+    /// Time this worker was busy (not parked), summed over its busy periods up to its latest
+    /// park: a period is added when it ends, so a worker that has run since its last park has
+    /// that run missing until it parks again. Measured by one clock read at each park and
+    /// unpark, never per poll.
+    pub fn busy(&self) -> Duration {
+        self.busy
+    }
+
+    /// Tasks in this worker's local queue when the snapshot was taken (gauge; the LIFO slot,
+    /// at most one task, is not counted).
+    pub fn local_queue_depth(&self) -> usize {
+        self.local_queue_depth
+    }
+
+    /// Turns of this worker's IO reactor shard, by any thread (count; 0 with
+    /// `Builder::reactor_thread(true)`, whose reactor has one shard of its own).
+    pub fn reactor_turns(&self) -> u64 {
+        self.reactor_turns
+    }
+
+    /// IO readiness events those turns delivered (count; wake-ups and timer ticks not included).
+    pub fn reactor_events(&self) -> u64 {
+        self.reactor_events
+    }
+
+    /// Poll durations of this worker's polls; `None` unless histograms are enabled.
+    pub fn poll_time_histogram(&self) -> Option<Histogram> {
+        self.poll_time_histogram
+    }
+
+    /// Time from a task's spawn or wake to the start of the poll that follows, for the polls of
+    /// this worker; `None` unless histograms are enabled.
+    pub fn schedule_latency_histogram(&self) -> Option<Histogram> {
+        self.schedule_latency_histogram
+    }
 }
 
 /// A copy of a runtime's metrics, taken by `Runtime::metrics()` / `Handle::metrics()`.
 ///
-/// The fields are public; the methods are tokio's `RuntimeMetrics` accessors (`rt` names the
-/// same type `RuntimeMetrics`), reading this copy. Counters are monotonic: a later snapshot's
+/// Read through tokio's `RuntimeMetrics` accessors (`rt` names the same type
+/// `RuntimeMetrics`), which read this copy; per worker also through [`Metrics::workers`]. The
+/// fields are private and the type `#[non_exhaustive]`, so a new counter is no breaking change. Counters are monotonic: a later snapshot's
 /// counter is never below an earlier one's. Gauges (depths, live tasks, thread counts) are
 /// what they were at the snapshot.
 ///
 /// Local queues are unbounded (crossbeam-deque grows), so a worker never overflows tasks into
 /// the injector: [`Metrics::worker_overflow_count`] is always 0. Tasks reach the injector only
-/// from threads that are not workers of this runtime ([`Metrics::remote_schedules`]).
+/// from threads that are not workers of this runtime ([`Metrics::remote_schedule_count`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Metrics {
     /// One entry per worker (one for the current-thread scheduler, whose `block_on` thread is
     /// its worker).
-    pub workers: Vec<WorkerMetrics>,
+    pub(crate) workers: Vec<WorkerMetrics>,
     /// Tasks alive (spawned and not yet complete; gauge).
-    pub live_tasks: usize,
+    pub(crate) live_tasks: usize,
     /// Polls reported as stalls so far (stall detection, `Builder::stall_threshold`; 0 when it
     /// is off). A count, monotonic.
-    pub stalls: u64,
+    pub(crate) stalls: u64,
     /// Tasks spawned onto the scheduler since it started (count; blocking closures and
     /// `LocalSet` tasks not included).
-    pub spawned_tasks: u64,
+    pub(crate) spawned_tasks: u64,
     /// Tasks pushed into the global injector: spawns and wakes from outside the workers
     /// (count; tokio's `remote_schedule_count`).
-    pub remote_schedules: u64,
+    pub(crate) remote_schedules: u64,
     /// Tasks waiting in the global injector (gauge).
-    pub injector_depth: usize,
+    pub(crate) injector_depth: usize,
     /// Threads in the blocking pool (gauge).
-    pub blocking_threads: usize,
+    pub(crate) blocking_threads: usize,
     /// Blocking-pool threads waiting for work (gauge).
-    pub idle_blocking_threads: usize,
+    pub(crate) idle_blocking_threads: usize,
     /// Blocking closures queued and not yet started (gauge).
-    pub blocking_queue_depth: usize,
+    pub(crate) blocking_queue_depth: usize,
 }
 
 impl Metrics {
@@ -550,6 +671,7 @@ impl Metrics {
                 steal_operations: a.steal_operations + w.steal_operations,
                 parks: a.parks + w.parks,
                 unparks: a.unparks + w.unparks,
+                park_unparks: a.park_unparks + w.park_unparks,
                 lifo_hits: a.lifo_hits + w.lifo_hits,
                 spawns: a.spawns + w.spawns,
                 os_yields: a.os_yields + w.os_yields,
@@ -571,35 +693,50 @@ impl Metrics {
         self.stalls
     }
 
+    /// Each worker's metrics (one for the current-thread scheduler, whose `block_on` thread is
+    /// its worker).
+    pub fn workers(&self) -> &[WorkerMetrics] {
+        &self.workers
+    }
+
+    /// Fills in the blocking pool's gauges (the facade's part of the snapshot).
+    #[doc(hidden)]
+    pub fn set_blocking(&mut self, threads: usize, idle: usize, queued: usize) {
+        self.blocking_threads = threads;
+        self.idle_blocking_threads = idle;
+        self.blocking_queue_depth = queued;
+    }
+
     /// Worker threads (1 for the current-thread scheduler).
     pub fn num_workers(&self) -> usize {
         self.workers.len()
     }
-    /// Tasks alive now ([`Metrics::live_tasks`]).
+    /// Tasks alive now: spawned and not yet complete (gauge; tokio's name).
     pub fn num_alive_tasks(&self) -> usize {
         self.live_tasks
     }
-    /// Tasks spawned so far ([`Metrics::spawned_tasks`]).
+    /// Tasks spawned onto the scheduler since it started (count; blocking closures and
+    /// `LocalSet` tasks not included).
     pub fn spawned_tasks_count(&self) -> u64 {
         self.spawned_tasks
     }
-    /// Tasks scheduled from outside the workers ([`Metrics::remote_schedules`]).
+    /// Tasks pushed into the global injector: spawns and wakes from outside the workers (count).
     pub fn remote_schedule_count(&self) -> u64 {
         self.remote_schedules
     }
-    /// Tasks in the global injector ([`Metrics::injector_depth`]).
+    /// Tasks waiting in the global injector (gauge).
     pub fn global_queue_depth(&self) -> usize {
         self.injector_depth
     }
-    /// Blocking-pool threads ([`Metrics::blocking_threads`]).
+    /// Threads in the blocking pool (gauge).
     pub fn num_blocking_threads(&self) -> usize {
         self.blocking_threads
     }
-    /// Idle blocking-pool threads ([`Metrics::idle_blocking_threads`]).
+    /// Blocking-pool threads waiting for work (gauge).
     pub fn num_idle_blocking_threads(&self) -> usize {
         self.idle_blocking_threads
     }
-    /// Queued blocking closures ([`Metrics::blocking_queue_depth`]).
+    /// Blocking closures queued and not yet started (gauge).
     pub fn blocking_queue_depth(&self) -> usize {
         self.blocking_queue_depth
     }
@@ -619,40 +756,44 @@ impl Metrics {
         }
     }
 
-    /// [`WorkerMetrics::polls`] of worker `worker`. The `worker_*` accessors panic when
+    /// [`WorkerMetrics::polls()`] of worker `worker`. The `worker_*` accessors panic when
     /// `worker >= num_workers()`.
     pub fn worker_poll_count(&self, worker: usize) -> u64 {
         self.worker(worker).polls
     }
-    /// [`WorkerMetrics::local_schedules`].
+    /// [`WorkerMetrics::local_schedules()`].
     pub fn worker_local_schedule_count(&self, worker: usize) -> u64 {
         self.worker(worker).local_schedules
     }
-    /// [`WorkerMetrics::steals`] (tasks).
+    /// [`WorkerMetrics::steals()`] (tasks).
     pub fn worker_steal_count(&self, worker: usize) -> u64 {
         self.worker(worker).steals
     }
-    /// [`WorkerMetrics::steal_operations`].
+    /// [`WorkerMetrics::steal_operations()`].
     pub fn worker_steal_operations(&self, worker: usize) -> u64 {
         self.worker(worker).steal_operations
     }
-    /// [`WorkerMetrics::parks`].
+    /// [`WorkerMetrics::parks()`].
     pub fn worker_park_count(&self, worker: usize) -> u64 {
         self.worker(worker).parks
     }
-    /// [`WorkerMetrics::unparks`].
+    /// [`WorkerMetrics::unparks()`].
     pub fn worker_unpark_count(&self, worker: usize) -> u64 {
         self.worker(worker).unparks
     }
-    /// [`WorkerMetrics::busy`].
+    /// [`WorkerMetrics::park_unparks()`]: parks plus wake-ups, odd while the worker is parked.
+    pub fn worker_park_unpark_count(&self, worker: usize) -> u64 {
+        self.worker(worker).park_unparks
+    }
+    /// [`WorkerMetrics::busy()`].
     pub fn worker_total_busy_duration(&self, worker: usize) -> Duration {
         self.worker(worker).busy
     }
-    /// [`WorkerMetrics::local_queue_depth`].
+    /// [`WorkerMetrics::local_queue_depth()`].
     pub fn worker_local_queue_depth(&self, worker: usize) -> usize {
         self.worker(worker).local_queue_depth
     }
-    /// [`WorkerMetrics::lifo_hits`].
+    /// [`WorkerMetrics::lifo_hits()`].
     pub fn worker_lifo_hit_count(&self, worker: usize) -> u64 {
         self.worker(worker).lifo_hits
     }
@@ -662,15 +803,15 @@ impl Metrics {
         let _ = self.worker(worker);
         0
     }
-    /// [`WorkerMetrics::os_yields`].
+    /// [`WorkerMetrics::os_yields()`].
     pub fn worker_os_yield_count(&self, worker: usize) -> u64 {
         self.worker(worker).os_yields
     }
-    /// [`WorkerMetrics::reactor_turns`].
+    /// [`WorkerMetrics::reactor_turns()`].
     pub fn worker_reactor_turn_count(&self, worker: usize) -> u64 {
         self.worker(worker).reactor_turns
     }
-    /// [`WorkerMetrics::reactor_events`].
+    /// [`WorkerMetrics::reactor_events()`].
     pub fn worker_reactor_event_count(&self, worker: usize) -> u64 {
         self.worker(worker).reactor_events
     }

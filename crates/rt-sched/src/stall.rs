@@ -197,8 +197,7 @@ impl std::fmt::Debug for StallConfig {
     }
 }
 
-/// The default `stall_threshold`: 100 ms.
-pub const DEFAULT_STALL_THRESHOLD: Duration = Duration::from_millis(100);
+pub use crate::tuning::DEFAULT_STALL_THRESHOLD;
 
 /// The sampling loop and the report of stall detection, shared by both schedulers (module
 /// docs): the settings, the stop flag the monitor thread sleeps on, and the stall count.

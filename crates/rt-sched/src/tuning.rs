@@ -1,5 +1,9 @@
-//! Heuristic constants of the schedulers that a user may tune, with their reasons. Each one is
-//! the default of a `Config` field (and of an `rt::Builder` method).
+//! The schedulers' heuristic constants, each with its value, its reason and the benchmark (or
+//! the reference) that set it: the defaults a user may change (each the default of a `Config`
+//! field and of an `rt::Builder` method), then the fixed ones the scheduler uses internally.
+//!
+//! Values that loom models need smaller (`if cfg!(loom)`, or `loom_duration`) are written
+//! here too; each is in `rt_core::sync`'s list of exceptions.
 
 use std::time::Duration;
 
@@ -35,3 +39,99 @@ pub const DEFAULT_BACKGROUND_INTERVAL: u32 = 61;
 /// and the extra wait of a ready socket, or of a thread sharing the CPU, to this (plus the work
 /// between two budget checks).
 pub const BACKGROUND_IO_CHECK_INTERVAL: Duration = Duration::from_micros(50);
+
+/// Default of `multi_thread::Config::global_queue_interval`: every this many ticks a worker
+/// takes from the injector before its own queue, so remote spawns are not starved. tokio's
+/// value (`DEFAULT_GLOBAL_QUEUE_INTERVAL`); `benches/spawn.rs` (remote spawns) shows a change.
+pub const DEFAULT_GLOBAL_QUEUE_INTERVAL: u32 = 61;
+
+/// Default of the schedulers' `event_interval`: every this many ticks a busy worker (or the
+/// current-thread driver) turns the IO driver without blocking, so IO and timers get in.
+/// tokio's value (`DEFAULT_EVENT_INTERVAL`); `benches/net.rs` and `benches/http.rs` show a change.
+pub const DEFAULT_EVENT_INTERVAL: u32 = 61;
+
+/// Default of `multi_thread::Config::os_yield_after`: a worker that has run tasks this long
+/// without a break (a park, or a previous yield) gives its CPU to the OS scheduler once, at its
+/// next `event_interval` tick (see "Yielding the CPU" in `multi_thread`'s docs). Set by
+/// `benches/http.rs` (requests/s and p99 at 2, 3 and 4 ms, `docs/BENCHMARKS.md`).
+pub const DEFAULT_OS_YIELD_AFTER: Duration = Duration::from_millis(2);
+
+/// The default `stall_threshold`: a poll running this long is reported as a stall (and, with
+/// take-over on, its worker's queue is served by a substitute): far past any healthy poll
+/// (microseconds), short enough to catch a blocking call. No benchmark depends on it (the
+/// monitor only samples).
+pub const DEFAULT_STALL_THRESHOLD: Duration = Duration::from_millis(100);
+
+/// How long an idle thread of the blocking pool, or of a multi-thread scheduler's lend pool
+/// (the threads that take over a worker's queue during `block_in_place`), waits for work before
+/// it exits: tokio's default (`thread_keep_alive`). The one value of `rt::Builder`'s default
+/// and of the lend pool's.
+pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(10);
+
+/// Consecutive LIFO-slot polls a worker allows before its local queue gets a turn, so two tasks
+/// that keep waking each other through the slot cannot starve the queue. tokio's value
+/// (`MAX_LIFO_POLLS_PER_TICK`); `benches/spawn.rs` (ping-pong) shows a change.
+pub(crate) const MAX_LIFO_POLLS: u32 = 3;
+
+/// Steal rounds a worker out of work makes before it parks (each round looks at every queue
+/// once). Under loom one round: spinning only delays the park, the protocol is the same, and
+/// every spin is a yield that multiplies the interleavings a model has to explore. Not varied
+/// by a benchmark; `benches/spawn.rs` and `benches/net.rs` show a change.
+pub(crate) const SPIN_ROUNDS: u32 = if cfg!(loom) { 1 } else { 4 };
+
+/// Spin-loop hints between two steal rounds: `SPINS << round` (none under loom, see
+/// `SPIN_ROUNDS`). An unpark costs far more than a few rounds of looking. No spinning (0) was
+/// tried against server CPU per request under hyper load and gained nothing
+/// (`docs/BENCHMARKS.md`, "Tried and dropped").
+pub(crate) const SPINS: u32 = if cfg!(loom) { 0 } else { 16 };
+
+/// A worker parked this long without work gives its idle frame-pool memory back (`Duration::MAX`
+/// under loom). Long enough that a worker between two bursts of a busy service keeps its
+/// slabs, short enough that `crates/rt/tests/pool_rss.rs` sees RSS settle within its bound.
+pub(crate) const TRIM_AFTER: Duration = loom_duration(Duration::from_millis(100));
+
+/// While another worker is busy, an idle worker wakes this often to check that the busy one's
+/// IO shard is being polled, and polls it itself if not (a task that hogs its worker must not
+/// hold up the IO of every connection on that worker). `Duration::MAX` under loom. Bounds the
+/// extra latency of such a connection; `benches/http.rs` p99 with and without watching is in
+/// `docs/BENCHMARKS.md`.
+pub(crate) const WATCH_INTERVAL: Duration = loom_duration(Duration::from_millis(1));
+
+/// Attempts a parking worker makes to take its own IO shard while another worker polls it
+/// briefly (`watch_others`, which lets go at once), yielding between two: enough for a
+/// non-blocking turn to end. Not measured: with fewer the worker falls back to its parker and
+/// the shard's events wait for the next watcher.
+pub(crate) const OWN_SHARD_TRIES: u32 = 16;
+
+/// How long a worker that ran out of work while another one runs sleeps before it looks for
+/// work once more and then parks (`yield_before_park`): work that gathers meanwhile is found in
+/// one look instead of an unpark. Set by `benches/http.rs` (requests/s and p99 against tokio,
+/// the pre-park yield rows of `docs/BENCHMARKS.md`).
+pub(crate) const PRE_PARK_PAUSE: Duration = Duration::from_micros(25);
+
+/// The timer slack of a worker thread during `PRE_PARK_PAUSE` (the default, 50 µs, would make
+/// the 25 µs pause three times as long).
+pub(crate) const PAUSE_SLACK: Duration = Duration::from_micros(1);
+
+/// How long a substitute (stall take-over) waits in the stalled worker's shard, or on its
+/// condvar, before it looks at the LIFO slot and the queue again: tasks the stalled poll spawns
+/// wake nobody. Bounds their extra wait against the substitute's idle wake-ups (1000/s while a
+/// stall lasts); `crates/rt/tests/stall.rs` covers the take-over, no benchmark sets it.
+pub(crate) const SUBSTITUTE_WAIT: Duration = Duration::from_millis(1);
+
+/// Tasks a `LocalSet` runs per poll of its driving future before it yields (waking itself if
+/// work is left), so other tasks on the same thread get in. tokio's `MAX_TASKS_PER_TICK` (61).
+/// Not the cooperative budget (`rt_core::coop::BUDGET`, polls a task may make before it yields).
+pub(crate) const LOCAL_TASKS_PER_TICK: usize = 61;
+
+/// A timeout, or under loom `Duration::MAX` (a size, listed in `rt_core::sync`'s exceptions):
+/// loom has no clock (its timed waits never time out), so a branch on elapsed wall-clock time
+/// would make a model's executions differ on replay. With `MAX` the same code runs and never
+/// takes the timed-out branch; a timed park becomes a park.
+pub(crate) const fn loom_duration(d: Duration) -> Duration {
+    if cfg!(loom) {
+        Duration::MAX
+    } else {
+        d
+    }
+}

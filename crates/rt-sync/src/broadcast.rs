@@ -47,8 +47,7 @@ use rt_core::wait_queue::{Key, WaitQueue};
 
 use crate::notify::Notify;
 
-/// Wakers woken per lock release when a send wakes many receivers.
-const WAKE_BATCH: usize = 32;
+use crate::tuning::WAKE_BATCH;
 
 /// Creates a broadcast channel keeping the last `capacity` values (rounded up to a power of
 /// two, as tokio's).

@@ -39,6 +39,36 @@
 //!    sets the flag after that read calls `notify_waiters` after the `Notified` existed, which
 //!    `Notify` promises to deliver even before the first poll. Modelled in
 //!    `loom-tests/tests/cancellation_token.rs`.
+//!
+//! # Cancellation tokens
+//!
+//! `rt::sync::CancellationToken` is tokio-util's: `cancel`, `is_cancelled`, `cancelled().await`,
+//! `cancelled_owned`, `child_token` (cancelling a parent cancels its children, never the reverse;
+//! a dropped child leaves its parent's tree) and `drop_guard`.
+//!
+//! ```rust
+//! use rt::sync::CancellationToken;
+//!
+//! let rt = rt::Builder::new_multi_thread().worker_threads(2).build()?;
+//! let shutdown = CancellationToken::new();
+//! let worker = rt.spawn({
+//!     let token = shutdown.child_token();
+//!     async move {
+//!         let mut ticks = 0u32;
+//!         loop {
+//!             rt::select! {
+//!                 _ = token.cancelled() => return ticks,
+//!                 _ = rt::task::yield_now() => ticks += 1,
+//!             }
+//!         }
+//!     }
+//! });
+//! let guard = shutdown.clone().drop_guard();
+//! drop(guard); // cancels `shutdown`, and so the worker's child token
+//! rt.block_on(worker)?;
+//! assert!(shutdown.is_cancelled());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::fmt;
 use std::future::Future;

@@ -15,7 +15,6 @@ use crate::mutex::MutexGuard;
 use crate::notify::Notify;
 use std::fmt;
 use std::pin::pin;
-#[cfg(feature = "time")]
 use std::{future::Future, task::Poll, time::Duration};
 
 /// A condition variable tasks wait on with a [`MutexGuard`].
@@ -82,12 +81,11 @@ impl Condvar {
 
     /// Like [`Condvar::wait`], but gives up after `timeout`: returns the re-locked guard and
     /// whether the wait timed out (a notification that arrives with the deadline counts as a
-    /// notification). The timer is rt-io's, so this needs feature `time`.
+    /// notification). The timer is the runtime's (`rt_core::timer`, which rt-io provides).
     ///
     /// # Panics
     ///
     /// Outside an rt runtime (the timer needs one).
-    #[cfg(feature = "time")]
     ///
     /// # Cancel safety
     /// As `wait`: the guard is dropped with the future.
@@ -102,7 +100,7 @@ impl Condvar {
         let timed_out = {
             let mut notified = pin!(self.notify.notified());
             notified.as_mut().enable();
-            let mut sleep = pin!(rt_io::time::sleep(timeout));
+            let mut sleep = rt_core::timer::sleep(timeout);
             drop(guard);
             std::future::poll_fn(|cx| {
                 if notified.as_mut().poll(cx).is_ready() {
@@ -130,11 +128,9 @@ impl Condvar {
 }
 
 /// Whether [`Condvar::wait_timeout`] returned because its time ran out.
-#[cfg(feature = "time")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WaitTimeoutResult(bool);
 
-#[cfg(feature = "time")]
 impl WaitTimeoutResult {
     /// True if the wait timed out rather than being notified.
     pub fn timed_out(&self) -> bool {

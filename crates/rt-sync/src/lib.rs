@@ -5,11 +5,14 @@
 //! is eventually fair instead: barging, with a direct hand-off once the oldest waiter has waited
 //! 0.5 ms) and every future is cancellation-safe: dropping it mid-wait loses no permit and no value.
 //!
-//! Architecture invariant: rt-sync does not depend on rt-sched. It names rt-io for one thing
-//! only, the timer behind `Condvar::wait_timeout` and `mpsc::Sender::send_timeout` (cargo feature `time`, off by default and
-//! turned on by the `rt` facade); without that feature it depends on rt-core alone and runs on
-//! any executor.
+//! Architecture invariant: rt-sync depends on rt-core alone (never on rt-sched or rt-io). The
+//! timer behind `Condvar::wait_timeout` and `mpsc::Sender::send_timeout` is `rt_core::timer`'s
+//! hook, which rt-io installs when a runtime starts; everything else runs on any executor.
 #![warn(missing_docs)]
+
+// `value_error!`, for the channels' error types (before the modules that use it).
+#[macro_use]
+mod value_error;
 
 // Locks and coordination (semaphore is the base the locks are built on).
 pub mod barrier;
@@ -24,6 +27,7 @@ pub mod set_once;
 pub mod wait_group;
 
 // The intrusive waiter list the primitives above queue on.
+mod tuning;
 mod waiters;
 
 // Parking a thread on a future (`blocking_lock`, `blocking_recv`, ...).
@@ -34,7 +38,6 @@ pub use cancellation_token::{
     CancellationToken, DropGuard, WaitForCancellationFuture, WaitForCancellationFutureOwned,
 };
 pub use condvar::Condvar;
-#[cfg(feature = "time")]
 pub use condvar::WaitTimeoutResult;
 pub use mutex::{
     MappedMutexGuard, Mutex, MutexGuard, OwnedMappedMutexGuard, OwnedMutexGuard, TryLockError,

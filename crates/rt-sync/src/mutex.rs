@@ -65,6 +65,45 @@
 //!
 //! This file owns that layout; nothing else masks these bits. [`RwLock`](crate::rwlock::RwLock)
 //! and [`Semaphore`] stay strictly FIFO.
+//!
+//! # An eventually fair `Mutex`
+//!
+//! `rt::sync::Mutex` lets a running task take a free lock even while others wait (barging), and an
+//! unlock hands the lock straight to the oldest waiter once that waiter has waited 0.5 ms
+//! (`rt::sync::mutex::DEFAULT_FAIRNESS_BOUND`) — Go's starvation mode, `parking_lot`'s eventual
+//! fairness. Under contention the lock no longer pays a wake-up per unlock, and no waiter waits
+//! much longer than the bound plus the critical sections queued ahead of it. tokio's mutex is
+//! strictly FIFO; `Mutex::with_fairness_bound` picks another bound (`Some(Duration::ZERO)`: strictly
+//! FIFO, `None`: never hand off). `RwLock` and `Semaphore` stay strictly FIFO.
+//!
+//! ```rust
+//! use rt::sync::Mutex;
+//! use std::sync::Arc;
+//! use std::time::Duration;
+//!
+//! # rt::Runtime::new()?.block_on(async {
+//! let counter = Arc::new(Mutex::new(0u64));
+//! let tasks: Vec<_> = (0..8)
+//!     .map(|_| {
+//!         let counter = counter.clone();
+//!         rt::spawn(async move {
+//!             for _ in 0..1_000 {
+//!                 *counter.lock().await += 1;
+//!             }
+//!         })
+//!     })
+//!     .collect();
+//! for t in tasks {
+//!     t.await.unwrap();
+//! }
+//! assert_eq!(*counter.lock().await, 8_000);
+//!
+//! // A strictly FIFO lock, as tokio's: every contended unlock hands off to the oldest waiter.
+//! let fifo = Mutex::with_fairness_bound(0, Some(Duration::ZERO));
+//! *fifo.lock().await += 1;
+//! # });
+//! # Ok::<(), std::io::Error>(())
+//! ```
 
 #[cfg(doc)]
 use crate::semaphore::Semaphore;
@@ -89,8 +128,7 @@ const LOCKED: usize = 0b01;
 /// The waiter list is non-empty (invariant I1).
 const WAITERS: usize = 0b10;
 
-/// How long the oldest waiter of a [`Mutex`] waits before an unlock hands the lock straight to it.
-pub const DEFAULT_FAIRNESS_BOUND: Duration = Duration::from_micros(500);
+pub use crate::tuning::DEFAULT_FAIRNESS_BOUND;
 
 /// "No bound": never hand off by age.
 const NO_BOUND: u64 = u64::MAX;

@@ -220,7 +220,7 @@ pub(crate) struct WakeList {
 }
 
 impl WakeList {
-    pub(crate) const CAPACITY: usize = 32;
+    pub(crate) const CAPACITY: usize = crate::tuning::WAKE_BATCH;
 
     pub(crate) fn new() -> WakeList {
         WakeList {

@@ -80,6 +80,25 @@
 //!     assert!(rx.changed().await.is_err());
 //! });
 //! ```
+//!
+//! # `watch` borrows never block
+//!
+//! `watch::Receiver::borrow` takes no lock (the value is an atomically swapped `Arc`): any number
+//! of borrows may live on one thread, and a `send` from another thread neither waits for a borrow
+//! nor changes what it sees. Where tokio's `RwLock` would deadlock, this runs:
+//!
+//! ```rust
+//! let (tx, rx) = rt::sync::watch::channel(1);
+//! let a = rx.borrow();
+//! let b = rx.borrow(); // a second live borrow on this thread
+//! tx.send(2).unwrap(); // and a send while both live
+//! assert_eq!((*a, *b), (1, 1)); // they keep the value they borrowed
+//! assert_eq!(*rx.borrow(), 2);
+//! ```
+//!
+//! `send_replace` (which hands the old value back) waits until the old value's borrows are gone,
+//! and `send_modify` (which changes the value in place) until the current value's are, so neither
+//! should be called while the same thread holds a `Ref` — as in tokio.
 
 use std::error::Error;
 use std::fmt;

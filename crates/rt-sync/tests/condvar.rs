@@ -1,6 +1,6 @@
 //! Condvar: no lost notification between the condition check and the wait, `notify_one` FIFO and
 //! not stored, `notify_all` over 100 waiters, `wait_while`, cancellation, threads, and
-//! `wait_timeout` (on rt-io's timer).
+//! `wait_timeout` (on the runtime's timer, through `rt_core::timer`).
 
 mod lock_util;
 
@@ -138,19 +138,17 @@ fn producer_and_consumer_threads() {
     assert_eq!(consumer.join().unwrap(), 1_000);
 }
 
-/// Runs `f` with an rt-io reactor (the timer `wait_timeout` uses) entered on this thread.
-#[cfg(feature = "time")]
+/// Runs `f` inside a runtime whose reactor has a thread of its own (the timer `wait_timeout`
+/// uses, through `rt_core::timer`, fires without a worker driving it).
 fn with_timer<R>(f: impl FnOnce() -> R) -> R {
-    let mut driver = rt_io::Driver::start().expect("start the rt-io reactor");
-    let r = {
-        let _entered = driver.handle().enter();
-        f()
-    };
-    driver.shutdown();
-    r
+    let rt = rt::Builder::new_current_thread()
+        .reactor_thread(true)
+        .build()
+        .expect("build a runtime");
+    let _entered = rt.enter();
+    f()
 }
 
-#[cfg(feature = "time")]
 #[test]
 fn wait_timeout_without_a_notification_times_out_and_relocks() {
     let (m, cv) = (Mutex::new(0), Condvar::new());
@@ -171,7 +169,6 @@ fn wait_timeout_without_a_notification_times_out_and_relocks() {
     waiter.ready();
 }
 
-#[cfg(feature = "time")]
 #[test]
 fn wait_timeout_notified_in_time_does_not_time_out() {
     let (m, cv) = (Mutex::new(false), Condvar::new());

@@ -18,6 +18,36 @@
 //! assert_eq!(got, Ok(42));
 //! # Ok::<(), std::io::Error>(())
 //! ```
+//!
+//! # Adapters for callback and blocking APIs (`rt::adapt`)
+//!
+//! ```rust
+//! use rt::adapt::{callback, Abandoned, Completer};
+//!
+//! // A callback API that calls back on a thread of its own (as a C library might).
+//! fn fetch(key: u32, cb: impl FnOnce(String) + Send + 'static) {
+//!     std::thread::spawn(move || cb(format!("value of {key}")));
+//! }
+//!
+//! let rt = rt::Builder::new_multi_thread().worker_threads(2).build()?;
+//! rt.block_on(async {
+//!     let v = callback(|done: Completer<String>| fetch(7, move |v| done.complete(v))).await;
+//!     assert_eq!(v.as_deref(), Ok("value of 7"));
+//!
+//!     // A Completer dropped without completing: the callback will never come.
+//!     let lost = callback(|done: Completer<u32>| drop(done)).await;
+//!     assert_eq!(lost, Err(Abandoned));
+//!
+//!     // A blocking call on the blocking pool; a panic in it is the JoinError.
+//!     let n = rt::adapt::blocking(|| 6 * 7).await.unwrap();
+//!     assert_eq!(n, 42);
+//! });
+//! # Ok::<(), std::io::Error>(())
+//! ```
+//!
+//! `Completer<T>` is `Send + 'static` and may complete from any thread; dropping the `callback`
+//! future makes `Completer::is_cancelled()` true so the callback side can stop. `blocking(f)` is
+//! exactly `spawn_blocking(f)` under a name that says what it is for.
 
 use std::fmt;
 use std::future::Future;

@@ -10,6 +10,7 @@ use rt_sched::{
 
 use crate::handle::{Handle, RuntimeInner, Scheduler};
 use crate::runtime::{Kind, Runtime};
+use crate::stall::StallInfo;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Flavor {
@@ -32,6 +33,8 @@ pub struct Builder {
     thread_stack_size: Option<usize>,
     on_thread_start: Option<ThreadCallback>,
     on_thread_stop: Option<ThreadCallback>,
+    /// `on_thread_park` / `on_thread_unpark`.
+    park_hooks: rt_sched::ParkHooks,
     global_queue_interval: u32,
     event_interval: u32,
     os_yield_after: Option<Duration>,
@@ -48,11 +51,11 @@ pub struct Builder {
     start_paused: bool,
     /// `Builder::trace_file` (else `RT_TRACE`, read at `build`).
     trace_file: Option<std::path::PathBuf>,
-    /// Stall detection (`crate::stall`'s builder methods).
-    pub(crate) stall_threshold: Option<Duration>,
-    pub(crate) on_stall: Option<rt_sched::stall::StallCallback>,
-    /// `poll_time_histogram` (in `metrics.rs`).
-    pub(crate) poll_time_histogram: bool,
+    /// Stall detection (`stall_threshold`, `on_stall`).
+    stall_threshold: Option<Duration>,
+    on_stall: Option<rt_sched::stall::StallCallback>,
+    /// `poll_time_histogram`.
+    poll_time_histogram: bool,
 }
 
 impl std::fmt::Debug for Builder {
@@ -64,6 +67,7 @@ impl std::fmt::Debug for Builder {
             .field("thread_stack_size", &self.thread_stack_size)
             .field("on_thread_start", &self.on_thread_start.is_some())
             .field("on_thread_stop", &self.on_thread_stop.is_some())
+            .field("park_hooks", &self.park_hooks)
             .field("global_queue_interval", &self.global_queue_interval)
             .field("event_interval", &self.event_interval)
             .field("os_yield_after", &self.os_yield_after)
@@ -117,9 +121,9 @@ impl rt_sched::IoDriver for WorkerDrivenIo {
         unless: &dyn Fn() -> bool,
         idle: &dyn Fn() -> bool,
     ) -> bool {
-        // The blocking pool is checked before and after the scheduler: a closure's result moves
-        // from the pool into the scheduler, and a spawn_blocking from the scheduler into the
-        // pool, so one of the two reads sees it (see rt-io's `time/clock.rs`).
+        // Rule P5 (rt-io's `time/clock.rs`): the blocking pool is checked before and after the
+        // scheduler: a closure's result moves from the pool into the scheduler, and a
+        // spawn_blocking from the scheduler into the pool, so one of the two reads sees it.
         let pool = &self.1;
         let all_idle = || pool.is_quiet() && idle() && pool.is_quiet();
         self.0.try_drive_idle(shard, timeout, unless, &all_idle)
@@ -163,6 +167,8 @@ impl Builder {
     /// Names the runtime: [`Handle::name`] returns it. As tokio's `Builder::name`; unlike
     /// [`thread_name`](Builder::thread_name) it does not name threads.
     ///
+    /// Flavours: both.
+    ///
     /// # Panics
     /// When `name` is empty or only whitespace.
     ///
@@ -193,13 +199,14 @@ impl Builder {
             thread_stack_size: None,
             on_thread_start: None,
             on_thread_stop: None,
+            park_hooks: rt_sched::ParkHooks::default(),
             global_queue_interval: rt_sched::DEFAULT_GLOBAL_QUEUE_INTERVAL,
             event_interval: rt_sched::DEFAULT_EVENT_INTERVAL,
             os_yield_after: Some(rt_sched::DEFAULT_OS_YIELD_AFTER),
             background_slice: rt_sched::tuning::DEFAULT_BACKGROUND_SLICE,
             background_interval: rt_sched::tuning::DEFAULT_BACKGROUND_INTERVAL,
             max_blocking_threads: 512,
-            keep_alive: Duration::from_secs(10),
+            keep_alive: rt_sched::tuning::DEFAULT_KEEP_ALIVE,
             frame_pool: true,
             reactor_thread: false,
             max_io_events_per_tick: rt_io::ReactorConfig::DEFAULT_EVENTS_PER_TICK,
@@ -214,6 +221,9 @@ impl Builder {
     }
 
     /// Number of worker threads (multi-thread only). Default: the number of CPUs.
+    ///
+    /// Flavours: multi-thread only; the current-thread flavour ignores it (its one worker is
+    /// the thread inside `block_on`).
     ///
     /// With more workers than CPUs and stall detection on (the default), a queued task wakes a
     /// parked worker only while fewer workers than CPUs are awake: more awake threads than
@@ -231,6 +241,8 @@ impl Builder {
 
     /// Name of the runtime's threads (workers and blocking pool). Default `rt-worker`.
     /// Replaces a [`Builder::thread_name_fn`].
+    ///
+    /// Flavours: both (on the current-thread flavour, the blocking pool's threads).
     pub fn thread_name(&mut self, name: impl Into<String>) -> &mut Builder {
         let name = name.into();
         self.thread_name = Arc::new(move || name.clone());
@@ -239,6 +251,8 @@ impl Builder {
 
     /// Names each runtime thread (workers and blocking pool) with what `f` returns, called on
     /// the spawning thread as each is started. Replaces a [`Builder::thread_name`].
+    ///
+    /// Flavours: both (on the current-thread flavour, the blocking pool's threads).
     ///
     /// ```
     /// use std::sync::atomic::{AtomicUsize, Ordering};
@@ -266,6 +280,8 @@ impl Builder {
 
     /// Runs `f` on each runtime thread (workers and blocking pool) as it starts, before it
     /// runs any task, inside the runtime's context (so `rt::spawn` works there), as tokio.
+    ///
+    /// Flavours: both (on the current-thread flavour, the blocking pool's threads).
     pub fn on_thread_start<F>(&mut self, f: F) -> &mut Builder
     where
         F: Fn() + Send + Sync + 'static,
@@ -277,6 +293,8 @@ impl Builder {
     /// Runs `f` on each runtime thread (workers and blocking pool) just before it exits,
     /// inside the runtime's context. Dropping the runtime (or `shutdown_timeout` on time)
     /// waits for these calls.
+    ///
+    /// Flavours: both (on the current-thread flavour, the blocking pool's threads).
     pub fn on_thread_stop<F>(&mut self, f: F) -> &mut Builder
     where
         F: Fn() + Send + Sync + 'static,
@@ -285,9 +303,33 @@ impl Builder {
         self
     }
 
+    /// Runs `f` on a worker thread just before it parks for lack of work (both flavours: on
+    /// the current-thread flavour the worker is the thread inside `block_on`), inside the
+    /// runtime's context, as tokio's. A task `f` spawns is run instead of parking.
+    pub fn on_thread_park<F>(&mut self, f: F) -> &mut Builder
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.park_hooks.on_park = Some(Arc::new(f));
+        self
+    }
+
+    /// Runs `f` on a worker thread just after it wakes from a park (both flavours), inside
+    /// the runtime's context, as tokio's; also when a task spawned by
+    /// [`on_thread_park`](Builder::on_thread_park)'s callback kept it from parking.
+    pub fn on_thread_unpark<F>(&mut self, f: F) -> &mut Builder
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.park_hooks.on_unpark = Some(Arc::new(f));
+        self
+    }
+
     /// Every `val` ticks a worker takes a task from the global (injection) queue before its
     /// own, so tasks spawned from outside the workers are not starved. Default 61.
     /// Multi-thread only: the current-thread flavour has one queue.
+    ///
+    /// Flavours: multi-thread only; the current-thread flavour ignores it.
     ///
     /// # Panics
     /// When `val` is 0.
@@ -302,6 +344,8 @@ impl Builder {
     /// polls the IO reactor and timers without blocking, so events are seen while tasks keep
     /// it running. Default 61.
     ///
+    /// Flavours: both.
+    ///
     /// # Panics
     /// When `val` is 0.
     #[track_caller]
@@ -315,6 +359,8 @@ impl Builder {
     /// last yield) gives its CPU to the OS scheduler once (`sched_yield`), checked every
     /// `event_interval` ticks. Default 2 ms; `None`: never (tokio's behaviour).
     /// Multi-thread only.
+    ///
+    /// Flavours: multi-thread only; the current-thread flavour ignores it.
     ///
     /// Why: a worker that always finds another task never blocks, so Linux takes its CPU
     /// away only at a scheduler tick (4 ms at `HZ=250`), and every other thread runnable on
@@ -357,6 +403,8 @@ impl Builder {
     /// The clock is read at background polls' budget checks only: an idle runtime, or one
     /// without background tasks, never reads it for this.
     ///
+    /// Flavours: both.
+    ///
     /// [`task::Priority::Background`]: crate::task::Priority::Background
     /// [`task::consume_budget`]: crate::task::consume_budget
     /// [`task::yield_if_needed`]: crate::task::yield_if_needed
@@ -391,6 +439,8 @@ impl Builder {
     /// a share of a runtime that latency-sensitive tasks keep busy. Default 61
     /// (`rt_sched::tuning`).
     ///
+    /// Flavours: both.
+    ///
     /// # Panics
     /// When `val` is 0.
     #[track_caller]
@@ -401,12 +451,16 @@ impl Builder {
     }
 
     /// Stack size of the runtime's threads.
+    ///
+    /// Flavours: both (on the current-thread flavour, the blocking pool's threads).
     pub fn thread_stack_size(&mut self, bytes: usize) -> &mut Builder {
         self.thread_stack_size = Some(bytes);
         self
     }
 
     /// Most threads of the blocking pool. Default 512.
+    ///
+    /// Flavours: both.
     ///
     /// # Panics
     /// When `n` is 0.
@@ -418,13 +472,19 @@ impl Builder {
     }
 
     /// How long an idle blocking thread lives. Default 10 s.
+    ///
+    /// Flavours: both.
     pub fn thread_keep_alive(&mut self, d: Duration) -> &mut Builder {
         self.keep_alive = d;
         self
     }
 
     /// Allocate task cells from the frame pool (default `true`); `false` uses the global
-    /// allocator, to measure what the pool buys.
+    /// allocator, to measure what the pool buys. A benchmark switch (`benches/spawn.rs`,
+    /// `benches/memory.rs`), not part of the documented API.
+    ///
+    /// Flavours: both.
+    #[doc(hidden)]
     pub fn frame_pool(&mut self, enabled: bool) -> &mut Builder {
         self.frame_pool = enabled;
         self
@@ -437,8 +497,10 @@ impl Builder {
     /// the worker that ran it, with no hop between threads, and a connection stays on one core
     /// (tokio shares one poll among its workers; ours measured faster on the TCP echo bench).
     /// `true`: one poll on a dedicated `rt-io` thread, which keeps IO latency independent of
-    /// how busy the workers are at the cost of a thread hop per event (see
-    /// `docs/ARCHITECTURE.md` for the measurements).
+    /// how busy the workers are at the cost of a thread hop per event (the TCP echo of
+    /// `benches/net.rs` takes about a third longer; `docs/BENCHMARKS.md`).
+    ///
+    /// Flavours: both.
     pub fn reactor_thread(&mut self, dedicated: bool) -> &mut Builder {
         self.reactor_thread = dedicated;
         self
@@ -476,6 +538,8 @@ impl Builder {
     /// task's `JoinHandle`). [`UnhandledPanic::ShutdownRuntime`]: the first one shuts the
     /// runtime down and makes `block_on` panic with the task's payload, as in tokio.
     ///
+    /// Flavours: both.
+    ///
     /// [`UnhandledPanic::Ignore`]: crate::UnhandledPanic::Ignore
     /// [`UnhandledPanic::ShutdownRuntime`]: crate::UnhandledPanic::ShutdownRuntime
     pub fn unhandled_panic(&mut self, behavior: crate::UnhandledPanic) -> &mut Builder {
@@ -509,11 +573,15 @@ impl Builder {
     }
 
     /// Does nothing: IO and timers are always enabled. For tokio compatibility.
+    ///
+    /// Flavours: both.
     pub fn enable_all(&mut self) -> &mut Builder {
         self
     }
 
     /// Does nothing: IO is always enabled. For tokio compatibility.
+    ///
+    /// Flavours: both.
     pub fn enable_io(&mut self) -> &mut Builder {
         self
     }
@@ -525,18 +593,105 @@ impl Builder {
     /// once the runtime has shut down. Without this, the environment variable `RT_TRACE=path`
     /// does the same (a second runtime of the process then writes `path` numbered:
     /// `trace.1.json`). See the README's "Tracing to Perfetto".
+    ///
+    /// Flavours: both.
     pub fn trace_file(&mut self, path: impl AsRef<std::path::Path>) -> &mut Builder {
         self.trace_file = Some(path.as_ref().to_path_buf());
         self
     }
 
     /// Does nothing: timers are always enabled. For tokio compatibility.
+    ///
+    /// Flavours: both.
     pub fn enable_time(&mut self) -> &mut Builder {
         self
     }
 
+    /// Reports a poll that runs longer than `threshold` while it still runs, and on a
+    /// multi-thread runtime has another thread serve the rest of its worker meanwhile (its
+    /// LIFO slot, queue, sockets and timers); `None` turns stall detection off (no monitor
+    /// thread). Default: `Some(100 ms)`. A report goes to `tracing::warn!`, to
+    /// [`Builder::on_stall`], to `Runtime::metrics().stall_count()`, and to the trace; each stall is
+    /// reported once while it lasts and once more when it ends ([`StallInfo::ended`]).
+    ///
+    /// Flavours: both (the current-thread flavour reports, and takes nothing over: see below).
+    ///
+    /// A current-thread runtime reports the polls of its tasks, and of `LocalSet` tasks driven
+    /// by its `block_on` thread, as worker 0, from one monitor thread that watches every
+    /// current-thread runtime of the process (started by the first `block_on` of the first
+    /// one, for good); nothing is taken over there, since every task of the runtime runs on the
+    /// one thread the stalled poll holds. Not watched: the future given to `block_on` (it is
+    /// no task), and `LocalSet`s driven by a multi-thread runtime's `block_on` thread (which
+    /// is none of its workers).
+    ///
+    /// With detection off, a runtime with more workers than CPUs wakes a parked worker for
+    /// queued work whenever nobody is looking for it, however many workers are awake (see
+    /// [`Builder::worker_threads`]).
+    pub fn stall_threshold(&mut self, threshold: Option<Duration>) -> &mut Builder {
+        self.stall_threshold = threshold;
+        self
+    }
+
+    /// Calls `f` with every stall report, on the monitor thread (see
+    /// [`Builder::stall_threshold`]).
+    ///
+    /// Flavours: both.
+    pub fn on_stall<F>(&mut self, f: F) -> &mut Builder
+    where
+        F: Fn(&StallInfo) + Send + Sync + 'static,
+    {
+        self.on_stall = Some(Arc::new(f));
+        self
+    }
+
+    fn stall_config(&self) -> Option<rt_sched::stall::StallConfig> {
+        self.stall_threshold
+            .map(|threshold| rt_sched::stall::StallConfig {
+                threshold,
+                on_stall: self.on_stall.clone(),
+            })
+    }
+
+    /// Records, per worker, a poll-time histogram and a schedule-latency histogram (time from
+    /// a task's spawn or wake to the start of its next poll); default `false`. They cost two
+    /// clock reads per poll and a side-table entry per wake, so they are opt-in. Read them
+    /// through [`RuntimeMetrics::poll_time_histogram_bucket_count`] and
+    /// [`RuntimeMetrics::schedule_latency_histogram_bucket_count`] (buckets: see the
+    /// [`metrics`](crate::metrics) module).
+    ///
+    /// Flavours: multi-thread only; the current-thread flavour ignores it.
+    ///
+    /// ```
+    /// let rt = rt::Builder::new_multi_thread()
+    ///     .worker_threads(1)
+    ///     .poll_time_histogram(true)
+    ///     .build()?;
+    /// rt.block_on(rt.spawn(async {}))?;
+    /// let m = rt.metrics();
+    /// assert!(m.poll_time_histogram_enabled());
+    /// for b in 0..m.poll_time_histogram_num_buckets() {
+    ///     let range = m.poll_time_histogram_bucket_range(b);
+    ///     let polls = m.poll_time_histogram_bucket_count(0, b);
+    ///     println!("{range:?}: {polls} polls");
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn poll_time_histogram(&mut self, enabled: bool) -> &mut Builder {
+        self.poll_time_histogram = enabled;
+        self
+    }
+
+    /// tokio's name for [`Builder::poll_time_histogram`]`(true)`.
+    ///
+    /// Flavours: multi-thread only; the current-thread flavour ignores it.
+    pub fn enable_metrics_poll_time_histogram(&mut self) -> &mut Builder {
+        self.poll_time_histogram(true)
+    }
+
     /// Builds a [`LocalRuntime`](crate::runtime::LocalRuntime): a current-thread runtime
     /// whose `block_on` thread runs `!Send` tasks too (tokio's `build_local`).
+    ///
+    /// Flavours: current-thread only; refused (a panic) on a multi-thread builder.
     ///
     /// # Panics
     /// On a builder made by [`Builder::new_multi_thread`]: local tasks need the one thread of
@@ -618,8 +773,8 @@ impl Builder {
         }
         // `None` with a dedicated `rt-io` thread: then the scheduler never touches the reactor.
         let io_driver: Option<Arc<dyn rt_sched::IoDriver>> = io.worker_driver().map(|d| {
-            // A pool that goes quiet may be what held auto-advance back: have an idle worker
-            // decide again. Through the `Weak` cell, not a clone of the reactor's handle: the
+            // Rule P3 (rt-io's `time/clock.rs`): a pool that goes quiet may be what held
+            // auto-advance back: have an idle worker decide again. Through the `Weak` cell, not a clone of the reactor's handle: the
             // reactor keeps the pool's spawner (the lookup hook above), and a pool holding the
             // reactor would be a cycle that keeps both (and their fds) alive for good.
             let cell = cell.clone();
@@ -649,10 +804,11 @@ impl Builder {
                     os_yield_after: self.os_yield_after,
                     background_slice: self.background_slice,
                     background_interval: self.background_interval,
+                    park_hooks: self.park_hooks.clone(),
                     stall: self.stall_config(),
                     histograms: self.poll_time_histogram,
-                    // More awake workers than CPUs only take turns on the cores (BENCHMARKS,
-                    // "spawn under oversubscription"); a worker blocked in a task still counts
+                    // More awake workers than CPUs only take turns on the cores (`benches/scaling.rs`,
+                    // oversubscription); a worker blocked in a task still counts
                     // as awake, so the cap is on only where the stall take-over serves the
                     // queued work of such a worker.
                     max_awake: if self.stall_threshold.is_some() {
@@ -672,7 +828,8 @@ impl Builder {
                 let mut ct = current_thread::CurrentThread::new(self.frame_pool, io_driver)
                     .with_event_interval(self.event_interval)
                     .with_background(self.background_slice, self.background_interval)
-                    .with_stall(self.stall_config());
+                    .with_stall(self.stall_config())
+                    .with_park_hooks(self.park_hooks.clone());
                 trace = crate::trace_file::open(self.trace_file.as_deref(), 0)?;
                 if let Some(t) = &trace {
                     pool.spawner().set_trace(t.clone());

@@ -137,7 +137,7 @@ impl Handle {
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         context::assert_may_block("Handle::block_on");
         let _g = context::enter(self, true);
-        let future = crate::paused::Held::new(&self.inner.io, future);
+        let future = rt_io::held::Held::new(self.inner.io.clone(), future);
         match &self.inner.panic {
             Some(state) => {
                 crate::unhandled::block_on_watched(state, future, current_thread::park_block_on)

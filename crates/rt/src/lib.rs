@@ -10,18 +10,42 @@
 //! The API follows tokio's names and shapes: `Runtime`, `Builder`, `Handle`, `spawn`,
 //! `spawn_blocking`, `task::JoinHandle`, `net`, `time`, `sync`, `#[rt::main]`, `#[rt::test]`.
 //!
-//! The network half of tokio's ecosystem runs on rt too: `rt::io` is tokio's IO traits and
-//! toolkit (from the `tokio` crate without its runtime), `rt::stream` has tokio-stream's
-//! wrappers, and `rt::compat` has hyper 1 support (feature `hyper`: `serve`, which also serves
-//! axum routers) and `Compat` for tokio-only futures (feature `tokio-compat`).
+//! The network half of tokio's ecosystem runs on rt too: `rt::io` has tokio's IO traits and
+//! toolkit under tokio's names (rt's own code, in rt-io), `rt::stream` has tokio-stream's
+//! wrappers, and the `rt-hyper` crate has hyper 1 support (`serve`, which also serves axum
+//! routers).
 //!
 //! Architecture invariant: this crate is the only public API boundary. The crates under it
 //! (`rt-core`, `rt-sched`, `rt-io`, `rt-sync`) are implementation detail; users name `rt::`.
+//!
+//! # `select!`, `join!`, `try_join!`
+//!
+//! tokio's syntax and semantics: `pattern = future (, if condition)? => handler`, `else =>`,
+//! `biased;`; otherwise each call starts polling at a random branch. Losers are dropped before the
+//! handler runs; every rt future's rustdoc has a `# Cancel safety` section.
+//!
+//! ```rust
+//! let rt = rt::Builder::new_current_thread().build()?;
+//! rt.block_on(async {
+//!     let (tx, mut rx) = rt::sync::oneshot::channel::<u32>();
+//!     tx.send(7).unwrap();
+//!     let got = rt::select! {
+//!         v = &mut rx => v.unwrap(),
+//!         _ = std::future::pending::<()>() => 0,
+//!     };
+//!     assert_eq!(got, 7);
+//!
+//!     let (a, b) = rt::join!(async { 1 }, async { "two" });
+//!     assert_eq!((a, b), (1, "two"));
+//!     let r: Result<(u8, u8), &str> = rt::try_join!(async { Ok(1) }, async { Err("no") });
+//!     assert_eq!(r, Err("no"));
+//! });
+//! # Ok::<(), std::io::Error>(())
+//! ```
 #![warn(missing_docs)]
 
 pub mod adapt;
 mod builder;
-pub mod compat;
 mod context;
 pub mod coro;
 mod dump;
@@ -31,7 +55,6 @@ mod handle;
 pub mod io;
 mod local_runtime;
 mod macros;
-mod paused;
 pub mod process;
 pub mod runtime;
 mod runtime_id;
@@ -40,6 +63,7 @@ mod stall;
 pub mod stream;
 pub mod task;
 mod trace_file;
+mod tuning;
 mod unhandled;
 mod worker_index;
 
@@ -60,17 +84,10 @@ pub mod __private {
     pub use rt_macros::select_clean_pattern;
 }
 
-/// Networking: TCP, UDP and Unix sockets.
-pub use rt_io::net;
-/// Timers: `sleep`, `timeout`, `interval`.
-pub use rt_io::time;
-
 pub mod metrics;
-
-/// Synchronisation primitives and channels, usable from any runtime.
-pub mod sync {
-    pub use rt_sync::*;
-}
+pub mod net;
+pub mod sync;
+pub mod time;
 
 use std::future::Future;
 

@@ -24,6 +24,57 @@
 //! assert!(polls >= 1);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # Metrics
+//!
+//! `Runtime::metrics()` and `Handle::metrics()` return a snapshot, `rt::runtime::RuntimeMetrics`,
+//! with tokio's accessor names. Always on: per worker `worker_poll_count`, `worker_steal_count`
+//! (tasks) and `worker_steal_operations`, `worker_park_count`, `worker_unpark_count`,
+//! `worker_total_busy_duration`, `worker_local_queue_depth`, `worker_lifo_hit_count`,
+//! `worker_local_schedule_count`, `worker_reactor_turn_count` and `worker_reactor_event_count`
+//! (the worker's reactor shard); runtime-wide `num_workers`, `num_alive_tasks`,
+//! `spawned_tasks_count`, `remote_schedule_count`, `global_queue_depth`, `num_blocking_threads`,
+//! `num_idle_blocking_threads`, `blocking_queue_depth` and `io_driver_ready_count`. The fields are
+//! public too (`m.workers[i].polls`), each documented with its unit; counters never go back.
+//! Busy time is read from the clock only when a worker parks and wakes, and is added when the
+//! worker parks. Local queues are unbounded, so `worker_overflow_count` is always 0. On the
+//! current-thread runtime (one worker: the thread in `block_on`) only polls, live and spawned
+//! tasks, the run-queue depth (as `global_queue_depth`), stalls and the blocking pool are counted.
+//!
+//! The poll-time and schedule-latency (spawn or wake to poll) histograms read the clock twice per
+//! poll, so they are opt-in: `Builder::poll_time_histogram(true)` (or tokio's
+//! `enable_metrics_poll_time_histogram()`). Each has 24 buckets per worker: bucket 0 is under
+//! 1.024 µs, each next bucket twice as wide, the last one 4.29 s and up
+//! (`poll_time_histogram_bucket_range`). Wake times are kept in a fixed lock-free side table, not
+//! in the task: when thousands of tasks are queued at once, a poll whose stamp another task
+//! overwrote is left out of the schedule-latency histogram (it samples; the poll-time one counts
+//! every poll). A wake from inside a poll is stamped with that poll's start (no third clock
+//! read), so its latency includes the waking poll up to the wake.
+//!
+//! ```rust
+//! let rt = rt::Builder::new_multi_thread()
+//!     .worker_threads(2)
+//!     .poll_time_histogram(true)
+//!     .build()?;
+//! rt.block_on(async {
+//!     for _ in 0..10 {
+//!         rt::spawn(async { rt::task::yield_now().await }).await.unwrap();
+//!     }
+//! });
+//! let m = rt.metrics();
+//! let polls: u64 = (0..m.num_workers()).map(|w| m.worker_poll_count(w)).sum();
+//! assert!(polls >= 20);
+//! assert_eq!(m.spawned_tasks_count(), 10);
+//! for b in 0..m.poll_time_histogram_num_buckets() {
+//!     let n: u64 = (0..m.num_workers())
+//!         .map(|w| m.schedule_latency_histogram_bucket_count(w, b))
+//!         .sum();
+//!     if n > 0 {
+//!         println!("{:?}: {n} polls waited that long", m.poll_time_histogram_bucket_range(b));
+//!     }
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub use rt_sched::metrics::{
     histogram_bucket_range, Histogram, Metrics, WorkerMetrics, HISTOGRAM_BUCKETS,
@@ -43,43 +94,6 @@ pub(crate) fn snapshot(handle: &crate::Handle) -> RuntimeMetrics {
         Scheduler::CurrentThread(h) => h.metrics(),
     };
     let (threads, idle, queued) = inner.blocking.load();
-    m.blocking_threads = threads;
-    m.idle_blocking_threads = idle;
-    m.blocking_queue_depth = queued;
+    m.set_blocking(threads, idle, queued);
     m
-}
-
-impl crate::Builder {
-    /// Records, per worker, a poll-time histogram and a schedule-latency histogram (time from
-    /// a task's spawn or wake to the start of its next poll); default `false`. They cost two
-    /// clock reads per poll and a side-table entry per wake, so they are opt-in. Read them
-    /// through [`RuntimeMetrics::poll_time_histogram_bucket_count`] and
-    /// [`RuntimeMetrics::schedule_latency_histogram_bucket_count`] (buckets: see the
-    /// [`metrics`](crate::metrics) module). Multi-thread runtimes only: the current-thread
-    /// flavour ignores it.
-    ///
-    /// ```
-    /// let rt = rt::Builder::new_multi_thread()
-    ///     .worker_threads(1)
-    ///     .poll_time_histogram(true)
-    ///     .build()?;
-    /// rt.block_on(rt.spawn(async {}))?;
-    /// let m = rt.metrics();
-    /// assert!(m.poll_time_histogram_enabled());
-    /// for b in 0..m.poll_time_histogram_num_buckets() {
-    ///     let range = m.poll_time_histogram_bucket_range(b);
-    ///     let polls = m.poll_time_histogram_bucket_count(0, b);
-    ///     println!("{range:?}: {polls} polls");
-    /// }
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn poll_time_histogram(&mut self, enabled: bool) -> &mut crate::Builder {
-        self.poll_time_histogram = enabled;
-        self
-    }
-
-    /// tokio's name for [`Builder::poll_time_histogram`](crate::Builder::poll_time_histogram)`(true)`.
-    pub fn enable_metrics_poll_time_histogram(&mut self) -> &mut crate::Builder {
-        self.poll_time_histogram(true)
-    }
 }

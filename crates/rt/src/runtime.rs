@@ -1,6 +1,278 @@
 //! `Runtime`: owns the scheduler, the blocking pool and the IO driver. The runtime types are
 //! here at tokio's paths too (`rt::runtime::{Builder, Runtime, Handle, RuntimeFlavor, Id,
 //! EnterGuard}`, `rt::runtime::UnhandledPanic`, `rt::runtime::is_rt_shutdown_err`).
+//!
+//! # Shutting down on a task panic
+//!
+//! ```rust
+//! let rt = rt::Builder::new_multi_thread()
+//!     .worker_threads(2)
+//!     .unhandled_panic(rt::UnhandledPanic::ShutdownRuntime)
+//!     .build()?;
+//! drop(rt.spawn(async { panic!("boom") })); // handle dropped: still "unhandled"
+//! let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+//!     rt.block_on(std::future::pending::<()>())
+//! }))
+//! .unwrap_err();
+//! assert_eq!(err.downcast_ref::<&str>(), Some(&"boom"));
+//! # Ok::<(), std::io::Error>(())
+//! ```
+//!
+//! Also `#[rt::main(unhandled_panic = "shutdown_runtime")]` and `#[rt::test(..)]` (values
+//! `"ignore"`, the default, and `"shutdown_runtime"`); the type is at `rt::runtime::UnhandledPanic`
+//! too. The first panicking poll of a spawned task shuts the runtime down (every other task is
+//! cancelled, new spawns are refused) and the `block_on` calls watching at that moment panic:
+//! the first with the task's own payload (tokio panics with a fixed message instead), any other
+//! with a stand-in message. The panicking task's `JoinError` carries a stand-in payload
+//! (`rt_sched::PANIC_TAKEN`). Panics in `spawn_blocking` closures and in a future's `Drop` at
+//! cancellation do not count, as in tokio.
+//!
+//! # Thread hooks, names and scheduler intervals
+//!
+//! tokio's `Builder` options for the runtime's threads, with tokio's names and signatures. They
+//! apply to the worker threads *and* the blocking pool's threads; the hooks run on the thread,
+//! inside the runtime's context, and dropping the runtime waits for every `on_thread_stop`.
+//!
+//! ```rust
+//! use std::sync::atomic::{AtomicUsize, Ordering};
+//! use std::sync::Arc;
+//!
+//! let started = Arc::new(AtomicUsize::new(0));
+//! let stopped = Arc::new(AtomicUsize::new(0));
+//! let rt = rt::Builder::new_multi_thread()
+//!     .worker_threads(2)
+//!     .thread_name_fn(|| {
+//!         static ID: AtomicUsize = AtomicUsize::new(0);
+//!         format!("svc-{}", ID.fetch_add(1, Ordering::Relaxed))
+//!     })
+//!     .on_thread_start({
+//!         let started = started.clone();
+//!         move || drop(started.fetch_add(1, Ordering::SeqCst))
+//!     })
+//!     .on_thread_stop({
+//!         let stopped = stopped.clone();
+//!         move || drop(stopped.fetch_add(1, Ordering::SeqCst))
+//!     })
+//!     .global_queue_interval(31) // every 31st tick a worker takes remote work first (default 61)
+//!     .event_interval(61) // every 61st tick a busy worker polls IO and timers (default 61)
+//!     .build()?;
+//! let name = rt.block_on(async {
+//!     rt::spawn_blocking(|| std::thread::current().name().map(str::to_owned)).await
+//! });
+//! assert!(name.unwrap().unwrap().starts_with("svc-"));
+//! drop(rt);
+//! assert_eq!(started.load(Ordering::SeqCst), 3); // two workers and one blocking thread
+//! assert_eq!(stopped.load(Ordering::SeqCst), 3);
+//! # Ok::<(), std::io::Error>(())
+//! ```
+//!
+//! `global_queue_interval(0)` and `event_interval(0)` panic, as in tokio. On the current-thread
+//! flavour `event_interval` is how many tasks run between two polls of the `block_on` future and
+//! how many such rounds pass between two IO polls; `global_queue_interval` has no effect there
+//! (it has one queue), and the hooks run on its blocking threads only.
+//!
+//! # Seeing inside
+//!
+//! A runtime that misbehaves in production should say why. `rt` builds in what tokio leaves to
+//! unstable flags and an external console: task names and spawn locations, a Chrome/Perfetto
+//! trace of every poll, task dumps, stall detection that names the blocking task and serves the
+//! work it holds, and metrics. A walkthrough, five minutes, no code to write:
+//!
+//! 1. **Trace a run.** `RT_TRACE=trace.json cargo run --release --example demo 10 1` runs the demo
+//!    (a million spawns, then an echo load of 10 connections for one second) and writes
+//!    `trace.json` when the runtime shuts down. Open it at [ui.perfetto.dev](https://ui.perfetto.dev) ("Open trace file"). Each worker
+//!    is a track named `rt-worker N`; each slice is one poll, named after its task, and its
+//!    arguments (click it) give the task id, spawn location, poll number and `Ready`/`Pending`.
+//!    Arrows run from a spawn to the first poll and from a wake to the poll it caused: an arrow
+//!    between two tracks is a steal or a cross-worker wake. `park`/`unpark`/`steal` instants and
+//!    the injector-depth and live-task counters are on the same timeline. If the workers produced
+//!    events faster than the writer could save them, `metadata.rt.dropped_events` says how many
+//!    were dropped (never waited for).
+//! 2. **Read a dump.** `cargo run --example dump` starts a small service (a ticker, three
+//!    connections waiting on channels, a task whose waker is lost, a task stuck in a blocking
+//!    call, an unnamed timer loop), sends itself `SIGQUIT` and prints `Handle::dump()`: one line
+//!    per live task with its state (idle, scheduled, running on worker N), "no waker" for the task
+//!    nothing can ever wake, poll count and time since the last poll and wake for named tasks, and
+//!    the spawn location. The stuck task shows as running with a last poll that keeps growing.
+//!    With `-- --wait` it keeps running and prints a dump on every Ctrl-\.
+//! 3. **Provoke a stall.** The same example's stuck task calls `std::thread::sleep` inside a poll.
+//!    After 100 ms (`Builder::stall_threshold`) the monitor thread prints, through
+//!    `Builder::on_stall`, `stall: task 6 "busy" spawned at examples/dump.rs:… has blocked worker
+//!    1 for 1xx ms`; the stall also counts in `Runtime::metrics().stalls`, goes to `tracing` as a
+//!    warning and, with a trace file, appears as a `stall` instant. Meanwhile a substitute thread
+//!    serves the stalled worker's queued tasks, its sockets and its timers: the ticker keeps
+//!    ticking (its poll count in the dump grows).
+//!
+//!
+//! # Task names and spawn locations
+//!
+//! Every spawn function (`rt::spawn`, `Runtime::spawn`, `Handle::spawn`, `spawn_blocking`,
+//! `spawn_local`, `JoinSet`/`TaskGroup` spawns and `rt::task::Builder`) is `#[track_caller]`: the
+//! task records where it was spawned, with no allocation. `rt::task::Builder` (tokio's shape) also
+//! names a task; the name is copied into a side record at spawn. Both cost one word per task
+//! (the cell of a trivial task grew from 88 to 96 bytes); an unnamed spawn allocates nothing for
+//! it, a named one allocates the record and the name's copy.
+//! `JoinHandle::name` and `JoinHandle::spawn_location` (rt extensions; also on `AbortHandle`) read
+//! them back.
+//!
+//! ```rust
+//! let rt = rt::Builder::new_current_thread().build()?;
+//! rt.block_on(async {
+//!     let h = rt::task::Builder::new()
+//!         .name("flush-log")
+//!         .spawn(async { 1 + 1 })?;
+//!     assert_eq!(h.name(), Some("flush-log"));
+//!     assert!(h.spawn_location().file().ends_with(".rs"));
+//!     assert_eq!(h.await.unwrap(), 2);
+//!     Ok::<(), std::io::Error>(())
+//! })?;
+//! # Ok::<(), std::io::Error>(())
+//! ```
+//!
+//! # Tracing spans
+//!
+//! With a `tracing` subscriber that enables them, every task gets one `rt.task` span (target
+//! `rt::task`, no parent; fields `task.id`, `task.name`, `loc.file`, `loc.line`), created at spawn
+//! and entered around each poll, and `trace`-level events `wake`, `abort` and `complete` (plus the
+//! existing `spawn` and `poll`) carry `task.id`. The span is kept in the task's side record (the
+//! one a name uses), so with no subscriber interested a spawn costs tracing's cached callsite
+//! check and a poll a test of one bit of the header's meta word. A subscriber set after a task was
+//! spawned sees its events but no span for it.
+//!
+//! # Task dumps
+//!
+//! `Handle::dump()` (and `Runtime::dump()`) lists every live task of a runtime: id, name, spawn
+//! location and state — idle, scheduled, or running on worker N — as an `rt::Dump`. It walks the
+//! runtime's task table without stopping it: it never waits for a task, so it returns while a task
+//! is stuck in a poll, and it may be called from any thread, a task of the same runtime included
+//! (a signal-handling task, say). `Dump` prints as a table, longest-idle first, and iterates over
+//! `rt::TaskDump`s (`id`, `name`, `location`, `state`, `lost_waker`, `polls`, `since_last_poll`,
+//! `since_last_wake`).
+//!
+//! ```text
+//! 7 live tasks (longest idle first)
+//! ID       STATE                            PRIORITY     POLLS  LAST POLL  LAST WAKE  NAME              SPAWNED AT
+//! 2        idle                             normal           1      103ms          -  conn-0            examples/dump.rs:37:14
+//! 5        idle, no waker                   normal           1      103ms          -  lost              examples/dump.rs:43:10
+//! 6        running on worker 1              normal           1      103ms          -  busy              examples/dump.rs:45:43
+//! 1        idle                             normal          11        3ms        3ms  ticker            examples/dump.rs:25:45
+//! 7        idle                             normal           -          -          -  -                 examples/dump.rs:49:5
+//! ```
+//!
+//! Reading one: a task **running** with a large LAST POLL (time since its poll began) is blocking
+//! its worker; **idle, no waker** means the task waits and no waker of it exists, so nothing can
+//! ever wake it (a "lost waker": it stays until aborted or shut down; a task with an
+//! `AbortHandle` is never marked, since that handle's reference looks like a waker's). Poll count
+//! and the last poll and wake times are kept only for named tasks (and for every task while a
+//! `tracing` subscriber records `rt.task` spans), because they cost a clock read per poll; other
+//! tasks show `-`. Not listed: finished tasks (even before their `JoinHandle` is joined),
+//! `spawn_blocking` closures, the tasks of a `LocalSet` never driven (or spawned onto) inside the
+//! runtime, and the future given to `block_on`. `LocalSet` tasks are listed with the runtime whose
+//! `block_on` (or task) drives their set: idle or scheduled between the set's polls, running only
+//! while the set polls them (on worker 0 on a current-thread runtime; with no worker on a
+//! multi-thread one, whose `block_on` thread is none of its workers).
+//! `cargo run --example dump` prints a dump on `SIGQUIT` (Ctrl-\).
+//!
+//! ```rust
+//! let rt = rt::Builder::new_current_thread().build()?;
+//! let h = rt::task::Builder::new()
+//!     .name("forever")
+//!     .spawn_on(std::future::pending::<()>(), rt.handle())?;
+//! rt.block_on(rt::task::yield_now()); // runs the task once: it waits now
+//! let dump = rt.dump();
+//! let t = dump.iter().find(|t| t.id() == h.id()).unwrap();
+//! assert_eq!(t.name(), Some("forever"));
+//! assert_eq!(t.state(), rt::TaskState::Idle);
+//! assert!(t.lost_waker()); // `pending()` keeps no waker
+//! println!("{dump}");
+//! # Ok::<(), std::io::Error>(())
+//! ```
+//!
+//! # Tracing to Perfetto
+//!
+//! A runtime writes a Chrome trace of everything it runs when given a file, with
+//! `rt::Builder::trace_file(path)` or, with no code change, the environment variable `RT_TRACE`:
+//!
+//! ```text
+//! RT_TRACE=trace.json cargo run --release --example demo 10 1
+//! ```
+//!
+//! Open `trace.json` at [ui.perfetto.dev](https://ui.perfetto.dev) (or `chrome://tracing`). Each
+//! worker has a track (`rt-worker 0`, `rt-worker 1`, …; blocking-pool threads and other threads
+//! that spawn or wake tasks get one each): one slice per poll, named after the task (or
+//! `task <id>`), whose arguments give the task id, name, spawn location, poll number and
+//! `Ready`/`Pending`; arrows from each spawn to the task's first poll and from each wake to the
+//! poll it causes, so a task stolen by another worker or woken across workers shows as an arrow
+//! between tracks; `park`, `unpark` and `steal` instants; `stall` instants when the stall
+//! monitor reports one; and counter tracks for the injector's depth and the live tasks. The file
+//! is complete once the runtime has shut down (dropped, `shutdown_timeout`, or the end of a
+//! `#[rt::main]`). A second runtime of the process that reads `RT_TRACE` writes `trace.1.json`, and
+//! so on. Workers record into fixed-size buffers a background thread drains: if one fills, events
+//! are dropped, never waited for, and the file's `metadata` says how many (`rt.dropped_events`,
+//! per track in `rt.dropped_by_track`). The run above (the demo's million-task spawn storm, then
+//! 10 connections for 1 s) writes a valid file of about 100 MB here, with most of the storm's
+//! events dropped and counted: the writer keeps up with roughly half a million polls a second
+//! (`benches/trace.rs`, `docs/BENCHMARKS.md`). A current-thread
+//! runtime's tasks show on the track of the thread inside `block_on`. `LocalSet` tasks show on
+//! the track of the thread that drives their set, with the same arguments, spawn and wake arrows;
+//! a set driven inside another poll (a local task's, or a `spawn_blocking` closure's) draws its
+//! polls nested inside that poll's slice.
+//!
+//! # Stall detection
+//!
+//! A task that blocks its worker without saying so (a blocking call, a long computation) is found
+//! and named while it still blocks. A monitor thread (`rt-monitor`) watches each worker's poll
+//! stamp; a poll that runs longer than `Builder::stall_threshold` (default 100 ms; `None` turns
+//! detection off and starts no monitor) is reported with the task's id, name, spawn location,
+//! worker and elapsed time — as a `tracing::warn!`, through `Builder::on_stall`, in
+//! `Runtime::metrics().stalls` — and once more when it returns, with its total length. Meanwhile
+//! another thread takes over what only the stalled worker would have run: the task in its LIFO
+//! slot, its queue, its sockets' events and its timers (not `LocalSet` tasks, which never leave
+//! their thread). While every worker is parked the monitor sleeps until one wakes, so an idle
+//! runtime makes no wake-ups (`scripts/idle-wakeups.py` counts them).
+//!
+//! A current-thread runtime has the same detection and the same report, with `worker() == 0`:
+//! one monitor thread watches the `block_on` thread of every current-thread runtime of the
+//! process (it starts with the first `block_on` of the first one and sleeps while there is none,
+//! so a runtime starts no thread of its own), so a task
+//! — or a `LocalSet` task driven by that thread — that blocks it is named while it blocks, in
+//! `tracing`, `on_stall`, `metrics().stalls` and the trace. Nothing is taken over there: every
+//! task of a current-thread runtime runs on the one thread the stalled poll holds, and a task
+//! cannot move to another thread in the middle of its poll. Not watched: the future given to
+//! `block_on` itself (it is no task), and `LocalSet` tasks driven by a multi-thread runtime's
+//! `block_on` thread (none of its workers).
+//!
+//! ```rust
+//! use std::time::Duration;
+//! let (tx, rx) = std::sync::mpsc::channel();
+//! let rt = rt::Builder::new_multi_thread()
+//!     .worker_threads(2)
+//!     .stall_threshold(Some(Duration::from_millis(20)))
+//!     .on_stall(move |info: &rt::StallInfo| {
+//!         eprintln!(
+//!             "task {} ({:?}) spawned at {} has blocked worker {} for {:?}{}",
+//!             info.task_id(),
+//!             info.name(),
+//!             info.location(),
+//!             info.worker(),
+//!             info.elapsed(),
+//!             if info.ended() { " (ended)" } else { "" },
+//!         );
+//!         let _ = tx.send(info.ended());
+//!     })
+//!     .build()?;
+//! rt.block_on(async {
+//!     rt::task::Builder::new()
+//!         .name("oops")
+//!         // Blocks its worker until the monitor has reported it.
+//!         .spawn(async move { assert_eq!(rx.recv(), Ok(false)) })?
+//!         .await
+//!         .unwrap();
+//!     Ok::<(), std::io::Error>(())
+//! })?;
+//! assert_eq!(rt.metrics().stalls, 1);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::future::Future;
 use std::io;
@@ -130,7 +402,7 @@ impl Runtime {
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         context::assert_may_block("Runtime::block_on");
         let _g = context::enter(&self.handle, true);
-        let future = crate::paused::Held::new(&self.handle.inner.io, future);
+        let future = rt_io::held::Held::new(self.handle.inner.io.clone(), future);
         if let Some(state) = &self.handle.inner.panic {
             return crate::unhandled::block_on_watched(state, future, |f| self.block_on_inner(f));
         }

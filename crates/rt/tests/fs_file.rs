@@ -1,4 +1,4 @@
-//! `rt::fs::File` with tokio's buffering: write + flush + seek + read through tokio's traits and
+//! `rt::fs::File` with tokio's buffering: write + flush + seek + read through rt's IO traits and
 //! futures-io's, a read-ahead given back before a write, `set_len`, `sync_all`/`sync_data`,
 //! `metadata`, `into_std`/`from_std`.
 
@@ -8,7 +8,7 @@ mod support;
 use std::io::SeekFrom;
 
 use fs_support::Scratch;
-use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
+use rt::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
 
 #[test]
 fn write_flush_seek_read() {

@@ -15,7 +15,7 @@ fn a_million_finished_tasks_leave_only_values() {
             group.spawn(async move { Ok(i) });
         }
         // Wait (without sleeping) until every task has ended.
-        while rt::Handle::current().metrics().live_tasks > 0 {
+        while rt::Handle::current().metrics().num_alive_tasks() > 0 {
             rt::task::yield_now().await;
         }
         let values = group.join().await.unwrap();

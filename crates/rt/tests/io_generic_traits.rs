@@ -1,4 +1,4 @@
-//! Code generic over tokio's `AsyncRead`/`AsyncWrite` and code generic over futures-io's both take
+//! Code generic over rt's `AsyncRead`/`AsyncWrite` and code generic over futures-io's both take
 //! rt's streams: `TcpStream`, `UnixStream`, their borrowed and owned halves, `DuplexStream`.
 
 mod support;
@@ -7,18 +7,18 @@ use std::pin::Pin;
 
 use rt::net::{TcpListener, TcpStream, UnixListener, UnixStream};
 
-/// Reads one message through tokio's trait (with `ReadBuf`).
-async fn read_tokio<R: tokio::io::AsyncRead + Unpin>(r: &mut R) -> Vec<u8> {
+/// Reads one message through rt's trait (with `ReadBuf`).
+async fn read_rt<R: rt::io::AsyncRead + Unpin>(r: &mut R) -> Vec<u8> {
     let mut storage = [std::mem::MaybeUninit::<u8>::uninit(); 64];
-    let mut buf = tokio::io::ReadBuf::uninit(&mut storage);
+    let mut buf = rt::io::ReadBuf::uninit(&mut storage);
     std::future::poll_fn(|cx| Pin::new(&mut *r).poll_read(cx, &mut buf))
         .await
         .unwrap();
     buf.filled().to_vec()
 }
 
-/// Writes through tokio's trait, then shuts down through `poll_shutdown`.
-async fn write_tokio<W: tokio::io::AsyncWrite + Unpin>(w: &mut W, data: &[u8]) {
+/// Writes through rt's trait, then shuts down through `poll_shutdown`.
+async fn write_rt<W: rt::io::AsyncWrite + Unpin>(w: &mut W, data: &[u8]) {
     let n = std::future::poll_fn(|cx| Pin::new(&mut *w).poll_write(cx, data))
         .await
         .unwrap();
@@ -57,28 +57,28 @@ fn tcp_stream_both_trait_families() {
     support::deadline(|| {
         support::multi_thread(2).block_on(async {
             let (mut a, mut b) = tcp_pair().await;
-            write_tokio(&mut a, b"tokio").await;
-            assert_eq!(read_futures(&mut b).await, b"tokio");
+            write_rt(&mut a, b"rt").await;
+            assert_eq!(read_futures(&mut b).await, b"rt");
             write_futures(&mut b, b"futures").await;
-            assert_eq!(read_tokio(&mut a).await, b"futures");
+            assert_eq!(read_rt(&mut a).await, b"futures");
 
             // Borrowed halves.
             let (mut ar, mut aw) = a.split();
-            write_tokio(&mut aw, b"half").await;
-            assert_eq!(read_tokio(&mut b).await, b"half");
+            write_rt(&mut aw, b"half").await;
+            assert_eq!(read_rt(&mut b).await, b"half");
             write_futures(&mut b, b"back").await;
             assert_eq!(read_futures(&mut ar).await, b"back");
 
-            // Owned halves; tokio's `poll_shutdown` on the write half ends the peer's reads.
+            // Owned halves; rt's `poll_shutdown` on the write half ends the peer's reads.
             let (mut ar, mut aw) = a.into_split();
             write_futures(&mut aw, b"owned").await;
-            assert_eq!(read_tokio(&mut b).await, b"owned");
-            write_tokio(&mut b, b"reply").await;
+            assert_eq!(read_rt(&mut b).await, b"owned");
+            write_rt(&mut b, b"reply").await;
             assert_eq!(read_futures(&mut ar).await, b"reply");
-            std::future::poll_fn(|cx| tokio::io::AsyncWrite::poll_shutdown(Pin::new(&mut aw), cx))
+            std::future::poll_fn(|cx| rt::io::AsyncWrite::poll_shutdown(Pin::new(&mut aw), cx))
                 .await
                 .unwrap();
-            assert_eq!(read_tokio(&mut b).await, b"");
+            assert_eq!(read_rt(&mut b).await, b"");
         })
     });
 }
@@ -93,19 +93,19 @@ fn unix_stream_and_duplex_both_trait_families() {
             let mut a = UnixStream::connect(&dir).await.unwrap();
             let (mut b, _) = l.accept().await.unwrap();
             std::fs::remove_file(&dir).unwrap();
-            write_tokio(&mut a, b"unix").await;
+            write_rt(&mut a, b"unix").await;
             assert_eq!(read_futures(&mut b).await, b"unix");
             let (mut br, mut bw) = b.into_split();
             write_futures(&mut bw, b"halves").await;
-            assert_eq!(read_tokio(&mut a).await, b"halves");
-            write_tokio(&mut a, b"again").await;
-            assert_eq!(read_tokio(&mut br).await, b"again");
+            assert_eq!(read_rt(&mut a).await, b"halves");
+            write_rt(&mut a, b"again").await;
+            assert_eq!(read_rt(&mut br).await, b"again");
 
             let (mut x, mut y) = rt::io::duplex(64);
-            write_tokio(&mut x, b"duplex").await;
+            write_rt(&mut x, b"duplex").await;
             assert_eq!(read_futures(&mut y).await, b"duplex");
             write_futures(&mut y, b"back").await;
-            assert_eq!(read_tokio(&mut x).await, b"back");
+            assert_eq!(read_rt(&mut x).await, b"back");
         })
     });
 }

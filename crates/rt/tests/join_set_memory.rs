@@ -22,7 +22,7 @@ fn a_million_finished_tasks_leave_only_outputs() {
         }
         drop(last);
         // Tasks end out of spawn order: wait (without sleeping) for the others too.
-        while rt::Handle::current().metrics().live_tasks > 0 {
+        while rt::Handle::current().metrics().num_alive_tasks() > 0 {
             rt::task::yield_now().await;
         }
         // No task of the set is alive, and the set holds no handle that would keep a cell.

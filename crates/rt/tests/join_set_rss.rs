@@ -28,7 +28,7 @@ fn an_undrained_set_keeps_outputs_not_cells() {
                 set.spawn(async move { pad[i % PAD] });
             }
             // This task is the one live task left once every task of the set has ended.
-            while rt::Handle::current().metrics().live_tasks > 1 {
+            while rt::Handle::current().metrics().num_alive_tasks() > 1 {
                 rt::task::yield_now().await;
             }
             set

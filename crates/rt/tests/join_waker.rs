@@ -136,7 +136,7 @@ fn no_waker_outlives_a_task_whose_handle_is_dropped() {
         }
         // Let every task finish, then tear down: all clones must be gone.
         rt.block_on(async {
-            while rt::Handle::current().metrics().live_tasks > 0 {
+            while rt::Handle::current().metrics().num_alive_tasks() > 0 {
                 rt::task::yield_now().await;
             }
         });

@@ -55,7 +55,10 @@ fn histograms_are_off_by_default() {
     workload(&rt);
     let m = rt.metrics();
     assert!(!m.poll_time_histogram_enabled());
-    assert!(m.workers.iter().all(|w| w.poll_time_histogram.is_none()));
+    assert!(m
+        .workers()
+        .iter()
+        .all(|w| w.poll_time_histogram().is_none()));
     assert_eq!(sum(&m, |w, b| m.poll_time_histogram_bucket_count(w, b)), 0);
     assert_eq!(
         sum(&m, |w, b| m.schedule_latency_histogram_bucket_count(w, b)),
@@ -116,6 +119,10 @@ fn builder_flag_turns_them_on() {
     assert!(rt.metrics().poll_time_histogram_enabled());
     // The poll is recorded when it returns, just after the task's output reached us.
     eventually("the poll to be recorded", || {
-        rt.metrics().workers[0].poll_time_histogram.unwrap().total() >= 1
+        rt.metrics().workers()[0]
+            .poll_time_histogram()
+            .unwrap()
+            .total()
+            >= 1
     });
 }

@@ -67,7 +67,7 @@ fn polls_spawns_and_live_tasks_multi_thread() {
     });
     let m = rt.metrics();
     assert_eq!(m.spawned_tasks_count(), TASKS + 11);
-    assert_eq!(m.workers.iter().map(|w| w.spawns).sum::<u64>(), 10);
+    assert_eq!(m.workers().iter().map(|w| w.spawns()).sum::<u64>(), 10);
 }
 
 #[test]

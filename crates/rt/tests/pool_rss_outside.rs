@@ -34,7 +34,9 @@ fn run_gated(rt: &rt::Runtime, n: usize) -> usize {
     let peak = rss();
     gate.open();
     rt.block_on(async {
-        while done.load(Ordering::Relaxed) < n || rt::Handle::current().metrics().live_tasks > 0 {
+        while done.load(Ordering::Relaxed) < n
+            || rt::Handle::current().metrics().num_alive_tasks() > 0
+        {
             rt::task::yield_now().await;
         }
     });

@@ -8,8 +8,8 @@ use std::pin::Pin;
 use std::process::Stdio;
 use std::task::Poll;
 
+use rt::io::AsyncWriteExt;
 use rt::process::Command;
-use tokio::io::AsyncWriteExt;
 
 fn threads() -> usize {
     std::fs::read_dir("/proc/self/task").unwrap().count()

@@ -1,4 +1,4 @@
-//! A child's piped stdin and stdout are rt streams: `cat` echoes what we write, through tokio's
+//! A child's piped stdin and stdout are rt streams: `cat` echoes what we write, through rt's
 //! traits and futures-io's; `output` collects stdout, stderr and the status; `status` and `env`,
 //! `current_dir`, `env_clear` reach the child.
 
@@ -6,8 +6,8 @@ mod support;
 
 use std::process::Stdio;
 
+use rt::io::{AsyncReadExt, AsyncWriteExt};
 use rt::process::Command;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 #[test]
 fn cat_echoes_stdin_to_stdout() {

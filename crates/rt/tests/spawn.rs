@@ -76,7 +76,7 @@ fn detached_tasks_still_run() {
         drop(tx);
         // The current-thread runtime only runs tasks inside block_on: drive it until all sent.
         rt.block_on(async {
-            while rt::Handle::current().metrics().live_tasks > 0 {
+            while rt::Handle::current().metrics().num_alive_tasks() > 0 {
                 rt::task::yield_now().await;
             }
         });

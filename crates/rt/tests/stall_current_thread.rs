@@ -1,6 +1,6 @@
 //! Stall detection on a current-thread runtime: a poll that blocks the thread inside
 //! `block_on` past the threshold is reported while it still runs (task id, name, spawn
-//! location, worker 0, elapsed), through `on_stall`, `metrics().stalls` and the trace, then
+//! location, worker 0, elapsed), through `on_stall`, `metrics().stall_count()` and the trace, then
 //! once more when it returns; a `LocalSet` task that blocks that thread is named as well. The
 //! blocking polls wait on a channel the `on_stall` callback feeds, so the first report must
 //! come while they block; the receive timeouts only turn a missing report into a failure.
@@ -77,7 +77,7 @@ fn a_blocking_task_is_reported_while_running_then_ended() {
     assert_eq!(end[1].task_id(), id.as_u64());
     assert_eq!(end[1].name(), Some("sleepy-ct"));
     assert!(end[1].elapsed() >= first.elapsed());
-    assert_eq!(rt.metrics().stalls, 1);
+    assert_eq!(rt.metrics().stall_count(), 1);
     drop(rt);
     assert_eq!(
         log.lock().unwrap().len(),
@@ -124,7 +124,7 @@ fn a_blocking_local_set_task_is_named() {
     let end = wait_for(&log, 2);
     assert!(end[1].ended());
     assert_eq!(end[1].task_id(), id.as_u64());
-    assert_eq!(rt.metrics().stalls, 1);
+    assert_eq!(rt.metrics().stall_count(), 1);
 }
 
 /// Waits (generously, failing only on a hang) until the callback has logged `n` reports.

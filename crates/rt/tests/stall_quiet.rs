@@ -1,5 +1,5 @@
 //! Stall detection is quiet while nothing stalls: busy short polls produce no report and no
-//! `stalls` count, and idle workers get no unpark (the monitor only reads stamps).
+//! `stall_count`, and idle workers get no unpark (the monitor only reads stamps).
 //!
 //! A thread the OS deschedules in the middle of a poll looks stalled too, so the busy test uses
 //! a threshold no descheduling on a loaded machine reaches (250 ms) and keeps the workers busy
@@ -44,7 +44,7 @@ fn busy_short_polls_are_no_stall() {
         }
     });
     assert_eq!(reports.load(Ordering::Relaxed), 0);
-    assert_eq!(rt.metrics().stalls, 0);
+    assert_eq!(rt.metrics().stall_count(), 0);
 }
 
 #[test]
@@ -56,10 +56,10 @@ fn idle_workers_are_not_unparked_by_the_monitor() {
     rt.block_on(async {
         rt::spawn(async {}).await.unwrap();
     });
-    let before = rt.metrics().total().unparks;
+    let before = rt.metrics().total().unparks();
     // Many monitor periods with nothing to run (the main thread waits on its own timer).
     rt.block_on(async { rt::time::sleep(Duration::from_millis(300)).await });
-    let after = rt.metrics().total().unparks;
+    let after = rt.metrics().total().unparks();
     assert_eq!(
         after, before,
         "idle workers were unparked while nothing ran"

@@ -1,6 +1,6 @@
 //! Stall reports: a poll that blocks its worker past the threshold is reported while it still
 //! runs (id, name, spawn location, worker, elapsed), then once more when it returns
-//! (`ended()`, its total length); `metrics().stalls` counts it. The blocking poll waits on a
+//! (`ended()`, its total length); `metrics().stall_count()` counts it. The blocking poll waits on a
 //! channel that the `on_stall` callback feeds, so the first report must come while it blocks;
 //! the receive timeouts only turn a missing report into a failure, they measure nothing.
 
@@ -55,7 +55,7 @@ fn named_stall_is_reported_while_running_then_ended() {
     assert_eq!(end.task_id(), id);
     assert_eq!(end.name(), Some("sleepy"));
     assert!(end.elapsed() >= first.elapsed());
-    assert_eq!(rt.metrics().stalls, 1);
+    assert_eq!(rt.metrics().stall_count(), 1);
     assert!(
         rx.try_recv().is_err(),
         "a stall is reported once, then ended once"
@@ -83,5 +83,5 @@ fn unnamed_stall_on_the_second_worker() {
     let end = rx.recv_timeout(DEADLOCK).expect("no follow-up");
     assert!(end.ended());
     assert_eq!(end.worker(), info.worker());
-    assert_eq!(rt.metrics().stalls, 1);
+    assert_eq!(rt.metrics().stall_count(), 1);
 }

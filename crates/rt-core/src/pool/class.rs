@@ -28,24 +28,18 @@ mod geometry {
     /// log2 of a slab's size and alignment. 256 KiB: above glibc's mmap threshold, and the pool
     /// maps slabs itself on unix anyway, so a released slab goes back to the OS.
     pub(crate) const SLAB_SHIFT: u32 = 18;
-    /// Fully free slabs a thread keeps for reuse before it releases further ones.
-    pub(crate) const IDLE_CAP_SLABS: usize = 4;
-    /// Idle slabs `trim` leaves behind.
-    pub(crate) const TRIM_FLOOR_SLABS: usize = 1;
-    /// Slabs the allocation slow path inspects before it takes a fresh one.
-    pub(crate) const SCAN_BUDGET: usize = 8;
 }
 
 #[cfg(loom)]
 mod geometry {
     pub(crate) const MAX_SHIFT: u32 = 8;
     pub(crate) const SLAB_SHIFT: u32 = 10;
-    pub(crate) const IDLE_CAP_SLABS: usize = 1;
-    pub(crate) const TRIM_FLOOR_SLABS: usize = 0;
-    pub(crate) const SCAN_BUDGET: usize = 2;
 }
 
-pub(crate) use geometry::{IDLE_CAP_SLABS, SCAN_BUDGET, TRIM_FLOOR_SLABS};
+pub(crate) use crate::tuning::{
+    POOL_IDLE_CAP_SLABS as IDLE_CAP_SLABS, POOL_SCAN_BUDGET as SCAN_BUDGET,
+    POOL_TRIM_FLOOR_SLABS as TRIM_FLOOR_SLABS,
+};
 use geometry::{MAX_SHIFT, SLAB_SHIFT};
 
 /// The smallest block the pool hands out, in bytes.

@@ -84,11 +84,7 @@ const BASE: u64 = 1 << BASE_SHIFT;
 /// Enough chunks for every index below `UNOWNED`.
 const CHUNKS: usize = (33 - BASE_SHIFT) as usize;
 
-/// Indices moved between a cache and `global` at a time.
-#[cfg(not(loom))]
-const BATCH: usize = 128;
-#[cfg(loom)]
-const BATCH: usize = 2;
+use crate::tuning::OWNED_BATCH as BATCH;
 /// A cache holding more free indices than this gives `BATCH` back to `global`.
 const CACHE_MAX: usize = 2 * BATCH;
 

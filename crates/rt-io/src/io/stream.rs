@@ -2,9 +2,9 @@
 //! written once as two macros over a type's way of reaching its underlying stream.
 //!
 //! `impl_stream_read!([generics] Type, s => expr)` gives `Type` the inherent async `read` and
-//! `read_exact` and implements both `futures_io::AsyncRead` and `tokio::io::AsyncRead`;
+//! `read_exact` and implements both `futures_io::AsyncRead` and rt's own `crate::io::AsyncRead`;
 //! `impl_stream_write!` gives `write`, `write_all`, `flush`, `shutdown` and both
-//! `futures_io::AsyncWrite` and `tokio::io::AsyncWrite`, so code generic over either family of
+//! `futures_io::AsyncWrite` and `crate::io::AsyncWrite`, so code generic over either family of
 //! traits takes an rt stream. `expr` names, in terms of
 //! `s: &Type`, a stream with the crate-private `poll_read_priv` / `poll_write_priv` /
 //! `poll_write_vectored_priv` / `shutdown_write_priv` methods. A vectored write is one syscall
@@ -61,11 +61,11 @@ macro_rules! impl_stream_read {
             }
         }
 
-        impl<$($gen)*> tokio::io::AsyncRead for $ty {
+        impl<$($gen)*> $crate::io::AsyncRead for $ty {
             fn poll_read(
                 self: std::pin::Pin<&mut Self>,
                 cx: &mut std::task::Context<'_>,
-                buf: &mut tokio::io::ReadBuf<'_>,
+                buf: &mut $crate::io::ReadBuf<'_>,
             ) -> std::task::Poll<std::io::Result<()>> {
                 let $s = &*self;
                 // SAFETY: the unfilled part is handed to `read(2)`/`recv(2)` only, which write
@@ -172,7 +172,7 @@ macro_rules! impl_stream_write {
             }
         }
 
-        impl<$($gen)*> tokio::io::AsyncWrite for $ty {
+        impl<$($gen)*> $crate::io::AsyncWrite for $ty {
             fn poll_write(
                 self: std::pin::Pin<&mut Self>,
                 cx: &mut std::task::Context<'_>,

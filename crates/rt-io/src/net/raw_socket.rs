@@ -87,14 +87,7 @@ pub(crate) fn recv_inq(fd: std::os::fd::RawFd, buf: &mut [u8]) -> io::Result<(us
     Ok((n as usize, drained))
 }
 
-/// The most bytes a vectored socket write gathers into one buffer for [`send_vectored`].
-///
-/// Below this the copy costs less than what `send` saves over `writev`: the kernel's vector
-/// path (`vfs_writev`, `import_iovec`, `rw_verify_area`, `sock_write_iter`, `fdget_pos`) costs
-/// about 200 ns per call more than `send`'s on the 2026-12-05 machine (paired profiles of the
-/// HTTP bench, `docs/BENCHMARKS.md`), and copying 4 KiB that the caller has just written,
-/// still in cache, costs less.
-pub(crate) const SEND_GATHER_MAX: usize = 4096;
+pub(crate) use crate::tuning::SEND_GATHER_MAX;
 
 /// Writes `bufs` to the connected stream socket `fd` with one syscall, and never raises
 /// `SIGPIPE` for the small ones (a closed peer is an `EPIPE` error).

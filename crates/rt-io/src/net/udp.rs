@@ -6,7 +6,7 @@ use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::os::fd::{AsRawFd, RawFd};
 use std::task::{ready, Context, Poll};
 
-use tokio::io::ReadBuf;
+use crate::io::ReadBuf;
 
 use crate::io::poll_evented::PollEvented;
 use crate::io::Interest;

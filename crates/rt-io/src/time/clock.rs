@@ -11,33 +11,48 @@
 //! thread-local as the thread's [`recent`] reading; the time driver's own reads are one relaxed
 //! load of the clock's `touched` flag more than std's.
 //!
-//! Auto-advance. While the clock is paused and nothing in the runtime can make progress — every
-//! worker parked with nothing queued, no wake-up on its way, no blocking-pool closure running,
-//! no `block_on` thread awake — the clock jumps to the next timer's deadline and the timer
-//! fires. Who decides, and how it avoids firing while a task is in flight, is in
-//! `WorkerDriver::try_drive_idle` (`worker_driver.rs`) and the scheduler's `all_idle` check
-//! (`rt-sched`'s `multi_thread/mod.rs`, `current_thread.rs`). The rule for IO is tokio's: before
-//! it jumps, the deciding thread polls every shard of the reactor without waiting, so IO that is
-//! already ready runs first; IO that is not ready yet does not hold the clock back.
+//! # Paused time: the rules
 //!
-//! `holds` counts what holds auto-advance back from outside the scheduler: `block_on` threads
-//! that are awake (`Held` in the facade's `paused.rs`). When it drops to zero while paused, shard 0
-//! is unparked so that an idle worker re-decides. The blocking pool does the same when it goes
-//! quiet (the facade's hook).
+//! This list is the one statement of how a paused clock moves; the code that keeps a rule cites
+//! it (`rule P3`) in rt-io (`worker_driver.rs`, `handle.rs`, `time/driver.rs`), rt-sched
+//! (`multi_thread/mod.rs`, `multi_thread/worker.rs`, `multi_thread/worker/park.rs`,
+//! `blocking.rs`, `current_thread.rs`), rt-io's `held.rs` and the facade's `builder.rs`.
 //!
-//! The order of the checks. A unit of work moves between the places that are checked: from a
-//! worker to a `block_on` thread (a wake) and back (a spawn), from a worker to the blocking pool
-//! and back (its result wakes a task). The decision reads the outside holders, the pool, the
-//! scheduler (queues before the unparked count: a task leaves a queue only into an unparked
-//! worker), the pool and the holders again, each with SeqCst or a lock, so whichever way a
-//! unit moves while the checks run, one of the reads sees it. No decision is made without a
-//! pending timer: there would be nothing to jump to, and taking the shards would only wake
-//! their owners.
-//!
-//! Ticks. The wheel counts 4.096 µs ticks, and `advance(1s)` stops on an instant that is rarely
-//! a tick's edge. Paused, `process` therefore fires the tick the clock stands in, and a sleep
-//! fired that way before its own deadline moves the paused clock on to it: nobody sees a sleep
-//! end before its deadline on the clock they read.
+//! - **P1 (what moves it).** Paused, the clock moves only by [`advance`] and by auto-advance
+//!   (P2); resumed, it runs again from where it stood, so it never goes backwards.
+//! - **P2 (when it jumps).** Auto-advance moves the clock to the next timer's deadline and fires
+//!   that timer only while nothing in the runtime can make progress: every worker parked with
+//!   nothing queued and no wake-up on its way (the scheduler's `all_idle`, P5), no closure of
+//!   the blocking pool queued or running, no outside holder (P3) — and only with a timer
+//!   pending: without one there is nothing to jump to, and taking the shards (P4) would only
+//!   wake their owners, each of which would decide the same (a busy loop).
+//! - **P3 (outside holders).** A `block_on` thread holds auto-advance back while it polls its
+//!   future and from the moment the future is woken until that poll (`held.rs`'s `Held`,
+//!   counted in the clock's `holds`). When the last hold goes while paused, shard 0 is unparked
+//!   so that an idle worker decides again; the blocking pool going quiet does the same
+//!   (`Handle::poke_auto_advance`).
+//! - **P4 (who decides, and how).** A worker about to block decides
+//!   (`WorkerDriver::try_drive_idle`), one decision at a time (`advance_lock`). It takes every
+//!   shard of the reactor, setting `advancing` so that a thread blocked in one gives way
+//!   instead of blocking again; polls each shard without waiting, so IO that is already ready
+//!   runs before the clock jumps (tokio's rule; IO not ready yet does not hold the clock
+//!   back); asks P2's question again, now that no turn runs anywhere; and only then jumps.
+//! - **P5 (the order of the checks).** A unit of work moves between the places P2 looks at:
+//!   from a worker to a `block_on` thread (a wake) and back (a spawn), from a worker to the
+//!   blocking pool and back (its result wakes a task). The decision reads the outside holders,
+//!   the pool, the scheduler (its queues before its unparked count: a task leaves a queue only
+//!   into an unparked worker), the pool and the holders again, each with SeqCst or a lock, so
+//!   whichever way a unit moves while the checks run, one of the reads sees it.
+//! - **P6 (a parked worker's own wakes).** A task that a parked worker's own driver turn wakes
+//!   into its LIFO slot, invisible to the other workers, counts in the scheduler's `settling`
+//!   from the wake until the worker has left the sleepers list for it.
+//! - **P7 (ticks).** The wheel counts 4.096 µs ticks, and `advance(1s)` stops on an instant
+//!   that is rarely a tick's edge. Paused, `process` therefore fires the tick the clock stands
+//!   in, and a sleep fired that way before its own deadline moves the paused clock on to it:
+//!   nobody sees a sleep end before its deadline on the clock they read.
+//! - **P8 (who can pause).** Only a reactor the runtime's workers drive can be paused
+//!   (`start_paused` with `reactor_thread(true)` is refused): P4 needs the deciding worker to
+//!   hold every shard.
 
 use std::time::Duration;
 

@@ -70,11 +70,7 @@ use super::wheel::{Key, Wheel};
 /// One wheel tick is `2^TICK_SHIFT` ns: 4.096 µs.
 const TICK_SHIFT: u32 = 12;
 
-/// The most the timerfd is set ahead of a deadline, and so the most `process` spins per wake.
-const MAX_LEAD: Duration = Duration::from_micros(150);
-
-/// Due entries handed out of the wheel per lock hold in [`TimeDriver::process`].
-const BATCH: usize = 64;
+use crate::tuning::{MAX_LEAD, TIMER_BATCH as BATCH};
 
 /// The panic message of a timer used after its driver shut down.
 pub(crate) const SHUTDOWN_PANIC: &str = "timer error: the rt runtime's time driver has shut down \
@@ -241,8 +237,8 @@ impl TimeDriver {
         let mut due: Vec<Arc<Entry>> = Vec::new();
         'wake: loop {
             let now_instant = inner.clock.now();
-            // Paused, the clock stands on exact instants (`advance` by whole seconds) that
-            // rarely fall on a tick: fire the tick it stands in, so that a timer due at exactly
+            // Rule P7 (`clock.rs`). Paused, the clock stands on exact instants (`advance` by
+            // whole seconds) that rarely fall on a tick: fire the tick it stands in, so that a timer due at exactly
             // that instant fires. One in the same tick but later than the clock fires up to a
             // tick early; its `Sleep` then moves the paused clock on to its deadline (never
             // early on the clock it reads).
@@ -320,7 +316,7 @@ impl TimeDriver {
         }
     }
 
-    /// Auto-advance (see `clock.rs`): moves the paused clock to the wheel's next deadline and
+    /// Auto-advance (rules P2 and P4 in `clock.rs`): moves the paused clock to the wheel's next deadline and
     /// fires what is due. Returns `false` when there is no timer to jump to (or the clock is
     /// not paused). Called by the thread that decided that nothing can make progress, inside
     /// `rt_core::batch::batch`.

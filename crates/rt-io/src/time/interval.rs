@@ -11,8 +11,7 @@ use super::driver::TimeHandle;
 use super::sleep::{far_future, Sleep};
 use super::Instant;
 
-/// How late a tick may be before it counts as missed (tokio's tolerance).
-const MISSED_AFTER: Duration = Duration::from_millis(5);
+use crate::tuning::MISSED_AFTER;
 
 /// An interval whose first tick completes at once, and then every `period`.
 ///

@@ -51,3 +51,14 @@ pub use interval::{interval, interval_at, Interval, MissedTickBehavior};
 pub use sleep::{sleep, sleep_until, Sleep};
 pub use std::time::Duration;
 pub use timeout::{timeout, timeout_at, Timeout};
+
+/// rt-io's timer as `rt_core::timer`'s hook (installed by every `Driver` start): the sleeps of
+/// code below rt-io (rt-sync's `Condvar::wait_timeout`, `mpsc::Sender::send_timeout`).
+pub(crate) struct HookTimer;
+
+impl rt_core::timer::Timer for HookTimer {
+    #[track_caller]
+    fn sleep(&self, duration: Duration) -> rt_core::timer::Sleep {
+        Box::pin(sleep(duration))
+    }
+}

@@ -235,8 +235,7 @@ impl Sleep {
     }
 }
 
-/// How many freed entries a thread keeps for its next registrations.
-const ENTRY_CACHE: usize = 32;
+use crate::tuning::ENTRY_CACHE;
 
 rt_core::sync::thread_local! {
     /// Entries of timers that this thread deregistered or completed, each held by nobody else,

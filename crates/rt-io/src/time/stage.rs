@@ -40,14 +40,7 @@ use rt_core::sync::{Arc, AtomicBool, Mutex, MutexGuard, Ordering};
 
 use super::entry::Entry;
 
-/// How far ahead a deadline must be for its timer to be staged.
-pub(crate) const STAGE_MIN: Duration = Duration::from_secs(1);
-/// How long before its deadline a staged timer is moved into the wheel, at the latest.
-pub(crate) const FLUSH_AHEAD: Duration = Duration::from_millis(500);
-/// A flush that scans the stage also moves what falls due up to this much later, so that a
-/// stage of many timers with spread deadlines is scanned at most about four times a second,
-/// not at every turn.
-const FLUSH_BATCH: Duration = Duration::from_millis(250);
+pub(crate) use crate::tuning::{FLUSH_AHEAD, FLUSH_BATCH, STAGE_MIN};
 
 /// One stage per reactor shard, and the two facts rule 3 checks.
 pub(crate) struct Stages {

@@ -85,14 +85,13 @@
 //! and no wake-up that preempts the client at a random point. This one is a 25 µs sleep on
 //! the worker's parker (an unpark ends it), not `sched_yield`: Linux's EEVDF answers a yield
 //! by moving the yielder's virtual deadline a whole slice later, after which every wake-up of
-//! a neighbour on that CPU preempts it — a hyper server's two workers were switched out while
-//! runnable 31,400 times a second with the yield against 7,400 with the sleep, and with the
-//! yield one of them ended up with most of the connections. The sleep leaves the
-//! deadline alone and lets the requests of the next round gather. The cost: IO for this
-//! worker waits up to 25 µs once per stretch without tasks, and only while another worker is
-//! busy. For hyper at 50 connections it took rt's p99 to 0.6–0.7 of tokio's, and requests/s
-//! to 1.00–1.05 of tokio's in paired runs where the yield gave 0.95–1.04 (2026-12-05, tenth
-//! session, `docs/BENCHMARKS.md`). A substitute (`block_in_place`) still yields: its lender may want
+//! a neighbour on that CPU preempts it, so a hyper server's workers are switched out while
+//! runnable about four times as often, and one of them ends up with most of the connections.
+//! The sleep leaves the deadline alone and lets the requests of the next round gather. The
+//! cost: IO for this worker waits up to 25 µs once per stretch without tasks, and only while
+//! another worker is busy. The hyper hello-world at 50 connections (`scripts/http-prof.py`,
+//! `docs/BENCHMARKS.md`) shows the gain in p99 and requests/s. A substitute (`block_in_place`)
+//! still yields: its lender may want
 //! the context back any moment.
 //!
 //! # `block_in_place`: lending a worker to a substitute thread
@@ -235,6 +234,9 @@ pub struct Config {
     /// Every this many ticks a worker with background work queued runs a background task
     /// before normal work (at least 1; [`crate::tuning::DEFAULT_BACKGROUND_INTERVAL`]).
     pub background_interval: u32,
+    /// Called by a worker on its thread just before it parks and just after it wakes
+    /// (tokio's `on_thread_park` / `on_thread_unpark`).
+    pub park_hooks: crate::ParkHooks,
 }
 
 impl Config {
@@ -254,6 +256,7 @@ impl Config {
             os_yield_after: Some(crate::DEFAULT_OS_YIELD_AFTER),
             background_slice: crate::tuning::DEFAULT_BACKGROUND_SLICE,
             background_interval: crate::tuning::DEFAULT_BACKGROUND_INTERVAL,
+            park_hooks: crate::ParkHooks::default(),
         }
     }
 }
@@ -314,11 +317,9 @@ pub(crate) struct Shared {
     stamps: Box<[crossbeam_utils::CachePadded<PollStamp>]>,
     /// Stall detection, if on.
     takeover: Option<takeover::Takeover>,
+    /// `Config::on_park` and `Config::on_unpark`.
+    park_hooks: crate::ParkHooks,
 }
-
-/// How long a lend-pool thread waits for the next lend before it exits (the blocking pool's
-/// default, as in tokio).
-const LEND_KEEP_ALIVE: Duration = Duration::from_secs(10);
 
 /// A handle to a multi-thread scheduler: spawns tasks, and is the `Schedule` of its tasks.
 #[derive(Clone)]
@@ -406,13 +407,14 @@ impl MultiThread {
             lend_pool: crate::blocking::BlockingPool::new(crate::blocking::Config {
                 // As many as there are lends at once: each serves one lent context.
                 max_threads: usize::MAX,
-                keep_alive: LEND_KEEP_ALIVE,
+                keep_alive: crate::tuning::DEFAULT_KEEP_ALIVE,
                 threads: config.threads.clone(),
             }),
             trace: None,
             lifos: (0..n).map(|_| Default::default()).collect(),
             stamps: (0..n).map(|_| Default::default()).collect(),
             takeover: config.stall.map(|c| takeover::Takeover::new(c, n)),
+            park_hooks: config.park_hooks.clone(),
         });
         MultiThread {
             handle: Handle { shared },
@@ -785,7 +787,8 @@ impl Shared {
     }
 
     /// Whether nothing in the scheduler can make progress, for auto-advance of a paused clock
-    /// (`IoDriver::try_drive_idle`), asked by a parked worker. The checks follow a task's path
+    /// (`IoDriver::try_drive_idle`; rules P2, P5 and P6 in rt-io's `time/clock.rs`), asked by a
+    /// parked worker. The checks follow a task's path
     /// — queues, then the workers that take from them — so a task moving along it is seen at
     /// one place or the other: a task popped from a queue was popped by an unparked worker,
     /// which is still unparked or has parked again after running it (SeqCst throughout).

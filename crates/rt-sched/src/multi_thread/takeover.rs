@@ -15,16 +15,12 @@
 //!   stealer), its IO shard and the timers on it; and, when those are empty, the injector. It
 //!   stops as soon as the worker's stamp moves (the stalled poll returned).
 
-use std::time::Duration;
-
 use rt_core::sync::{thread, Condvar, Mutex};
 
 use super::{Arc, Shared};
 use crate::stall::{Detector, StallConfig, StampSample};
 
-/// How long a substitute waits in the stalled worker's shard (or on its condvar) before it
-/// looks at the LIFO slot and the queue again: tasks the stalled poll spawns wake nobody.
-const SUBSTITUTE_WAIT: Duration = Duration::from_millis(1);
+use crate::tuning::SUBSTITUTE_WAIT;
 
 /// Stall detection's shared state (`Shared::takeover`).
 pub(super) struct Takeover {

@@ -1,7 +1,7 @@
 //! Chrome trace / Perfetto export (`rt::Builder::trace_file`, `RT_TRACE=path`).
 //!
-//! Workers record compact binary [`ring::Event`]s — poll start and end, spawn, wake, complete,
-//! park, unpark, steal — into a fixed-size ring each ([`ring`], single producer, single
+//! Workers record compact binary [`event_ring::Event`]s — poll start and end, spawn, wake, complete,
+//! park, unpark, steal — into a fixed-size ring each ([`event_ring`], single producer, single
 //! consumer, no allocation per event and no lock). Other threads (the `block_on` thread, the
 //! blocking pool, a thread driving a `LocalSet`, a foreign thread that wakes a task, the stall
 //! monitor) record into one bounded buffer behind a lock; a poll recorded there inside another
@@ -19,7 +19,7 @@
 //! Outside every modelled protocol except the ring's: the writer thread, the remote buffer's
 //! `Mutex` and the thread-local track ids are std's (the shim's exception 8).
 
-pub mod ring;
+pub mod event_ring;
 mod writer;
 
 use std::cell::Cell;
@@ -32,7 +32,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ring::{Event, Producer};
+use event_ring::{Event, Producer};
 
 /// Events per worker ring (32 B each: 1 MiB per worker).
 const RING_EVENTS: usize = 1 << 15;
@@ -332,7 +332,7 @@ impl Recorder {
     ) -> io::Result<Arc<Recorder>> {
         let file = File::create(path)?;
         let (producers, consumers): (Vec<_>, Vec<_>) =
-            (0..workers).map(|_| ring::ring(ring_events)).unzip();
+            (0..workers).map(|_| event_ring::ring(ring_events)).unzip();
         let inner = Arc::new(Inner {
             clock: Clock::new(),
             remote: Mutex::new(Remote {

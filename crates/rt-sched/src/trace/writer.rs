@@ -29,7 +29,7 @@ use std::io::{BufWriter, Write};
 use std::panic::Location;
 use std::sync::atomic::Ordering;
 
-use super::ring::{Consumer, Event};
+use super::event_ring::{Consumer, Event};
 use super::{lock, Clock, Inner, Kind, DRAIN_EVERY};
 
 /// The (pseudo) track the counter samples are sorted with.

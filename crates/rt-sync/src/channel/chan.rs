@@ -1,6 +1,6 @@
 //! The shared state of a [`channel`](super) and the hand-off protocol, under two short locks:
-//! the flavour of a rendezvous, an unbounded channel, and a bounded one above `RING_MAX` slots
-//! (a bounded channel of capacity 1 to `RING_MAX` runs on the lock-free ring of `ring_chan.rs`,
+//! the flavour of a rendezvous, an unbounded channel, and a bounded one above `CHANNEL_RING_MAX` slots
+//! (a bounded channel of capacity 1 to `CHANNEL_RING_MAX` runs on the lock-free ring of `ring_chan.rs`,
 //! which follows the same rules).
 //!
 //! # Why a lock
@@ -77,12 +77,7 @@ use super::error::TryRecvError;
 use super::send::SendSide;
 use rt_core::wait_queue::{Key, WaitQueue};
 
-/// Upper bound on the ring's up-front allocation; a larger bounded ring grows on demand.
-const PREALLOCATE_MAX: usize = 4096;
-
-/// A receiver lowers `head_len` once per this many values taken from `head` (a power of two).
-const HEAD_LEN_EVERY: usize = 32;
-const _: () = assert!(HEAD_LEN_EVERY.is_power_of_two());
+use crate::tuning::{HEAD_LEN_EVERY, PREALLOCATE_MAX};
 
 /// Keeps what one side writes off the other side's cache lines.
 type Padded<T> = crossbeam_utils::CachePadded<T>;

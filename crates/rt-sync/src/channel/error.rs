@@ -3,17 +3,19 @@
 use std::error::Error;
 use std::fmt;
 
-/// `send` failed because the channel is closed; the value comes back.
-#[derive(PartialEq, Eq, Clone, Copy)]
-pub struct SendError<T>(pub T);
+value_error! {
+    /// `send` failed because the channel is closed; the value comes back.
+    struct SendError => "sending on a closed channel"
+}
 
-/// `try_send` failed; the value comes back.
-#[derive(PartialEq, Eq, Clone, Copy)]
-pub enum TrySendError<T> {
-    /// The buffer is full (a rendezvous channel is always full to `try_send`).
-    Full(T),
-    /// The channel is closed.
-    Closed(T),
+value_error! {
+    /// `try_send` failed; the value comes back.
+    enum TrySendError {
+        /// The buffer is full (a rendezvous channel is always full to `try_send`).
+        Full => "sending on a full channel",
+        /// The channel is closed.
+        Closed => "sending on a closed channel",
+    }
 }
 
 /// `try_recv` found no value.
@@ -24,49 +26,6 @@ pub enum TryRecvError {
     /// The channel is closed and drained.
     Closed,
 }
-
-impl<T> TrySendError<T> {
-    /// The value that was not sent.
-    pub fn into_inner(self) -> T {
-        match self {
-            TrySendError::Full(v) | TrySendError::Closed(v) => v,
-        }
-    }
-}
-
-impl<T> fmt::Debug for SendError<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SendError").finish_non_exhaustive()
-    }
-}
-
-impl<T> fmt::Display for SendError<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("sending on a closed channel")
-    }
-}
-
-impl<T> Error for SendError<T> {}
-
-impl<T> fmt::Debug for TrySendError<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TrySendError::Full(_) => f.write_str("Full(..)"),
-            TrySendError::Closed(_) => f.write_str("Closed(..)"),
-        }
-    }
-}
-
-impl<T> fmt::Display for TrySendError<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TrySendError::Full(_) => f.write_str("sending on a full channel"),
-            TrySendError::Closed(_) => f.write_str("sending on a closed channel"),
-        }
-    }
-}
-
-impl<T> Error for TrySendError<T> {}
 
 impl fmt::Display for TryRecvError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -36,7 +36,7 @@
 
 mod chan;
 mod error;
-mod ring;
+mod mpmc_ring;
 mod ring_chan;
 mod send;
 mod shared;

@@ -1,4 +1,4 @@
-//! A bounded channel (capacity 1 to `RING_MAX`) on a lock-free slot ring (`ring.rs`): sends and
+//! A bounded channel (capacity 1 to `CHANNEL_RING_MAX`) on a lock-free slot ring (`mpmc_ring.rs`): sends and
 //! receives that find room or a value touch no lock; the lock is only taken to wait, to wake a
 //! waiter, or to move blocked senders' values into the ring.
 //!
@@ -49,29 +49,10 @@ use rt_core::wait_queue::{Key, WaitQueue};
 
 use super::chan::{Blocked, Offered, Wakes};
 use super::error::TryRecvError;
-use super::ring::{PopError, PushError, Ring};
+use super::mpmc_ring::{PopError, PushError, Ring};
 use super::send::SendSide;
 
-/// A receiver that pops while senders are blocked refills once per this many slots, at most
-/// (rule 3's batch).
-const REFILL_EVERY_MAX: usize = 64;
-
-/// Rule 3's batch is `cap / REFILL_DIVISOR` slots, between 1 and `REFILL_EVERY_MAX`. A size:
-/// under loom every capacity batches (`rt_core::sync`'s list), so the models with capacity 2
-/// reach the pops that do not refill.
-#[cfg(not(loom))]
-const REFILL_DIVISOR: usize = 16;
-#[cfg(loom)]
-const REFILL_DIVISOR: usize = 1;
-
-/// The largest capacity served by the ring: its slots are allocated up front, so larger bounded
-/// channels keep `chan.rs`'s growing buffer (module docs of `channel`). A size: under loom 2,
-/// so the models reach the locked flavour's bounded ring with capacity 3 (`rt_core::sync`'s
-/// list).
-#[cfg(not(loom))]
-pub(super) const RING_MAX: usize = 4096;
-#[cfg(loom)]
-pub(super) const RING_MAX: usize = 2;
+use crate::tuning::{REFILL_DIVISOR, REFILL_EVERY_MAX};
 
 type Padded<T> = crossbeam_utils::CachePadded<T>;
 

@@ -1,5 +1,5 @@
 //! What every `Sender` and `Receiver` of one channel share: the counts of each end and the
-//! channel itself, in one of two flavours. A bounded channel of capacity 1 to `RING_MAX` runs on
+//! channel itself, in one of two flavours. A bounded channel of capacity 1 to `CHANNEL_RING_MAX` runs on
 //! the lock-free slot ring (`ring_chan.rs`); a rendezvous, an unbounded channel and a larger
 //! bounded one on the locked ring of `chan.rs`, whose buffer grows on demand.
 
@@ -10,8 +10,9 @@ use rt_core::wait_queue::Key;
 
 use super::chan::{Chan, SendState};
 use super::error::{SendError, TryRecvError, TrySendError};
-use super::ring_chan::{RingChan, RING_MAX};
+use super::ring_chan::RingChan;
 use super::send::SendSide;
+use crate::tuning::CHANNEL_RING_MAX;
 
 #[derive(Debug)]
 enum Flavor<T> {
@@ -39,7 +40,7 @@ macro_rules! forward {
 impl<T> Shared<T> {
     pub(super) fn new(cap: Option<usize>) -> Shared<T> {
         let flavor = match cap {
-            Some(c) if (1..=RING_MAX).contains(&c) => Flavor::Ring(RingChan::new(c)),
+            Some(c) if (1..=CHANNEL_RING_MAX).contains(&c) => Flavor::Ring(RingChan::new(c)),
             _ => Flavor::Locked(Chan::new(cap)),
         };
         Shared {

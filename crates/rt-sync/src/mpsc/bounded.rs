@@ -85,25 +85,24 @@ impl<T> Sender<T> {
         }
     }
 
-    /// Like [`send`](Sender::send), giving up after `timeout`. Needs rt-io's timer (feature
-    /// `time`, on in the `rt` facade).
+    /// Like [`send`](Sender::send), giving up after `timeout`, on the runtime's timer
+    /// (`rt_core::timer`, which rt-io provides).
     ///
     /// # Panics
     /// Outside an rt runtime (the timer needs one).
-    #[cfg(feature = "time")]
     pub async fn send_timeout(
         &self,
         value: T,
         timeout: std::time::Duration,
     ) -> Result<(), super::error::SendTimeoutError<T>> {
         use super::error::SendTimeoutError;
-        match rt_io::time::timeout(timeout, self.reserve()).await {
-            Ok(Ok(permit)) => {
+        match rt_core::timer::timeout(timeout, self.reserve()).await {
+            Some(Ok(permit)) => {
                 permit.send(value);
                 Ok(())
             }
-            Ok(Err(_)) => Err(SendTimeoutError::Closed(value)),
-            Err(_) => Err(SendTimeoutError::Timeout(value)),
+            Some(Err(_)) => Err(SendTimeoutError::Closed(value)),
+            None => Err(SendTimeoutError::Timeout(value)),
         }
     }
 
@@ -276,44 +275,6 @@ impl<T> Sender<T> {
     pub fn max_capacity(&self) -> usize {
         self.shared.bound
     }
-
-    /// A sender that does not keep the channel open.
-    pub fn downgrade(&self) -> WeakSender<T> {
-        self.shared.weak.fetch_add(1, Ordering::Relaxed);
-        WeakSender {
-            shared: self.shared.clone(),
-        }
-    }
-
-    /// Whether both senders belong to one channel.
-    pub fn same_channel(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.shared, &other.shared)
-    }
-
-    /// Number of `Sender`s (and owned permits) of this channel.
-    pub fn strong_count(&self) -> usize {
-        self.shared.senders.load(Ordering::Acquire)
-    }
-
-    /// Number of `WeakSender`s of this channel.
-    pub fn weak_count(&self) -> usize {
-        self.shared.weak.load(Ordering::Acquire)
-    }
-}
-
-impl<T> Clone for Sender<T> {
-    fn clone(&self) -> Self {
-        self.shared.add_sender();
-        Sender {
-            shared: self.shared.clone(),
-        }
-    }
-}
-
-impl<T> Drop for Sender<T> {
-    fn drop(&mut self) {
-        self.shared.drop_sender();
-    }
 }
 
 impl<T> Permit<'_, T> {
@@ -397,115 +358,15 @@ impl<T> Drop for OwnedPermit<T> {
     }
 }
 
-impl<T> WeakSender<T> {
-    /// A `Sender` again, unless every `Sender` is gone.
-    pub fn upgrade(&self) -> Option<Sender<T>> {
-        self.shared.upgrade().then(|| Sender {
-            shared: self.shared.clone(),
-        })
-    }
-}
+senders_common!(Sender, WeakSender, "`Sender`s (and owned permits)");
 
-impl<T> WeakSender<T> {
-    /// Number of `Sender`s (and owned permits) of this channel.
-    pub fn strong_count(&self) -> usize {
-        self.shared.senders.load(Ordering::Acquire)
-    }
-
-    /// Number of `WeakSender`s of this channel.
-    pub fn weak_count(&self) -> usize {
-        self.shared.weak.load(Ordering::Acquire)
-    }
-}
-
-impl<T> Clone for WeakSender<T> {
-    fn clone(&self) -> Self {
-        self.shared.weak.fetch_add(1, Ordering::Relaxed);
-        WeakSender {
-            shared: self.shared.clone(),
-        }
-    }
-}
-
-impl<T> Drop for WeakSender<T> {
-    fn drop(&mut self) {
-        self.shared.weak.fetch_sub(1, Ordering::Relaxed);
-    }
-}
+receiver_common!(Receiver, WeakSender, "`Sender`s (and owned permits)");
 
 impl<T> Receiver<T> {
-    pub(super) fn new(rx: Rx<T>) -> Receiver<T> {
-        Receiver { rx }
-    }
-
-    /// The next value; `None` once every sender is gone (or the channel is closed) and the
-    /// queue is drained.
-    ///
-    /// # Cancel safety
-    /// Cancel safe: a dropped `recv` future took nothing.
-    pub async fn recv(&mut self) -> Option<T> {
-        self.rx.recv().await
-    }
-
-    /// Waits for at least one value, then moves up to `limit` queued values into `buffer`.
-    /// Returns how many it moved: 0 only when `limit` is 0 or the channel is done.
-    ///
-    /// # Cancel safety
-    /// Cancel safe: a dropped future took nothing.
-    pub async fn recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
-        self.rx.recv_many(buffer, limit).await
-    }
-
-    /// A value if one is queued now.
-    pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
-        self.rx.try_recv()
-    }
-
-    /// Receives from a thread that is not driving tasks, parking it while the queue is empty.
-    ///
-    /// # Panics
-    /// On a runtime worker thread or inside `block_on`. Use `recv().await` there.
-    #[track_caller]
-    pub fn blocking_recv(&mut self) -> Option<T> {
-        super::block_on("Receiver::blocking_recv", self.rx.recv())
-    }
-
-    /// Polls for the next value (for hand-written futures and streams).
-    pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
-        self.rx.poll_recv(cx)
-    }
-
-    /// Polls for up to `limit` values, appended to `buffer` (for hand-written futures and
-    /// streams): `Ready(0)` when `limit` is 0 or the channel is closed and empty, as
-    /// [`recv_many`](Receiver::recv_many).
-    pub fn poll_recv_many(
-        &mut self,
-        cx: &mut Context<'_>,
-        buffer: &mut Vec<T>,
-        limit: usize,
-    ) -> Poll<usize> {
-        self.rx.poll_recv_many(cx, buffer, limit)
-    }
-
     /// Closes the channel to new sends and permits; permits already held still send, and what
     /// is queued can still be received.
     pub fn close(&mut self) {
         self.rx.close();
-    }
-
-    /// Whether the channel is closed (by [`close`](Receiver::close), or every sender is gone).
-    pub fn is_closed(&self) -> bool {
-        self.rx.is_closed()
-    }
-
-    /// Number of queued values.
-    pub fn len(&self) -> usize {
-        self.rx.len()
-    }
-
-    /// Whether nothing is queued.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     /// Free slots now.
@@ -520,29 +381,6 @@ impl<T> Receiver<T> {
     /// The bound given to [`channel`](super::channel()).
     pub fn max_capacity(&self) -> usize {
         self.rx.shared.bound
-    }
-
-    /// Number of `Sender`s (and owned permits) of this channel.
-    pub fn sender_strong_count(&self) -> usize {
-        self.rx.shared.senders.load(Ordering::Acquire)
-    }
-
-    /// Number of `WeakSender`s of this channel.
-    pub fn sender_weak_count(&self) -> usize {
-        self.rx.shared.weak.load(Ordering::Acquire)
-    }
-
-    /// Receives up to `limit` values from a thread that is not driving tasks, parking it while
-    /// the queue is empty, as [`recv_many`](Receiver::recv_many).
-    ///
-    /// # Panics
-    /// On a runtime worker thread or inside `block_on`. Use `recv_many(..).await` there.
-    #[track_caller]
-    pub fn blocking_recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
-        super::block_on(
-            "Receiver::blocking_recv_many",
-            self.rx.recv_many(buffer, limit),
-        )
     }
 }
 

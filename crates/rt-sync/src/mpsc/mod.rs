@@ -27,12 +27,12 @@
 //! A bounded channel has a [`Semaphore`] of `n` slots, as tokio's: a send (or [`Permit`]) takes
 //! a slot, the receiver gives it back when it takes the value. Behind it is the queue:
 //!
-//! - a bounded channel of 1 to `RING_MAX` (4,096) slots: the lock-free ring of `ring.rs`, for
+//! - a bounded channel of 1 to `MPSC_RING_MAX` (4,096) slots: the lock-free ring of `permit_ring.rs`, for
 //!   many producers and this one consumer. A permit guarantees its push a free slot, so a push
 //!   is one `fetch_add`, a write, a stamp, and a fence and a look at the receiver's parking
 //!   word (a wake only when it is parked); the receiver pops without a compare-and-swap (its
 //!   `head` is its own);
-//! - an unbounded channel, or a bounded one above `RING_MAX` (whose ring would be allocated up
+//! - an unbounded channel, or a bounded one above `MPSC_RING_MAX` (whose ring would be allocated up
 //!   front): an unbounded [`channel`](mod@crate::channel) (its lock-based hand-off, growing
 //!   buffer, FIFO order and cancel-safe `recv`), with the semaphore in front for a bound.
 //!
@@ -76,10 +76,225 @@
 //! back unused wakes the receiver if it is parked, since it may be the last one out. The last
 //! strong sender going still closes the ring (`Ring::close`). Modelled in
 //! `loom-tests/tests/mpsc_ring.rs`.
+//!
+//! # tokio's `mpsc`
+//!
+//! `rt::sync::mpsc` has tokio's shapes, so `tokio::sync::mpsc` ports by renaming: `channel(n)`
+//! (panics on 0), `unbounded_channel()` whose `send` is **synchronous** (tokio's `let _ =
+//! tx.send(msg);` sends), `reserve`/`Permit`, `reserve_owned`/`OwnedPermit`, `closed()`,
+//! `send_timeout`, `blocking_send`/`blocking_recv` for plain threads (they panic on a thread that
+//! drives tasks), `recv_many`, `WeakSender`, and the errors at `mpsc::error::…`. It runs on rt's
+//! MPMC `rt::sync::channel` (still there) with a slot semaphore in front for the bound.
+//!
+//! ```rust
+//! use rt::sync::mpsc;
+//!
+//! let rt = rt::Builder::new_multi_thread().worker_threads(2).build()?;
+//! let (tx, mut rx) = mpsc::channel::<u32>(8);
+//! let (log_tx, mut log_rx) = mpsc::unbounded_channel::<String>();
+//! rt.block_on(async move {
+//!     let permit = tx.reserve().await.unwrap(); // a slot is ours now
+//!     permit.send(1);
+//!     let _ = log_tx.send("sent 1".to_string()); // no .await: it is synchronous
+//!     let producer = std::thread::spawn(move || tx.blocking_send(2).unwrap());
+//!     let mut batch = Vec::new();
+//!     while batch.len() < 2 {
+//!         rx.recv_many(&mut batch, 10).await;
+//!     }
+//!     assert_eq!(batch, [1, 2]);
+//!     producer.join().unwrap();
+//!     assert_eq!(rx.recv().await, None); // every sender gone
+//!     assert_eq!(log_rx.recv().await.as_deref(), Some("sent 1"));
+//! });
+//! # Ok::<(), std::io::Error>(())
+//! ```
+
+/// The methods and impls the senders of either flavour have alike: the strong sender's
+/// `downgrade`, `same_channel`, counts, `Clone` and `Drop`, and the weak sender's `upgrade`,
+/// counts, `Clone` and `Drop` (`$strong_doc` says what the strong count counts).
+macro_rules! senders_common {
+    ($strong:ident, $weak:ident, $strong_doc:literal) => {
+        impl<T> $strong<T> {
+            /// A sender that does not keep the channel open.
+            pub fn downgrade(&self) -> $weak<T> {
+                self.shared.weak.fetch_add(1, Ordering::Relaxed);
+                $weak {
+                    shared: self.shared.clone(),
+                }
+            }
+
+            /// Whether both senders belong to one channel.
+            pub fn same_channel(&self, other: &Self) -> bool {
+                Arc::ptr_eq(&self.shared, &other.shared)
+            }
+
+            #[doc = concat!("Number of ", $strong_doc, " of this channel.")]
+            pub fn strong_count(&self) -> usize {
+                self.shared.senders.load(Ordering::Acquire)
+            }
+
+            #[doc = concat!("Number of `", stringify!($weak), "`s of this channel.")]
+            pub fn weak_count(&self) -> usize {
+                self.shared.weak.load(Ordering::Acquire)
+            }
+        }
+
+        impl<T> Clone for $strong<T> {
+            fn clone(&self) -> Self {
+                self.shared.add_sender();
+                $strong {
+                    shared: self.shared.clone(),
+                }
+            }
+        }
+
+        impl<T> Drop for $strong<T> {
+            fn drop(&mut self) {
+                self.shared.drop_sender();
+            }
+        }
+
+        impl<T> $weak<T> {
+            #[doc = concat!("A `", stringify!($strong), "` again, unless every one is gone.")]
+            pub fn upgrade(&self) -> Option<$strong<T>> {
+                self.shared.upgrade().then(|| $strong {
+                    shared: self.shared.clone(),
+                })
+            }
+
+            #[doc = concat!("Number of ", $strong_doc, " of this channel.")]
+            pub fn strong_count(&self) -> usize {
+                self.shared.senders.load(Ordering::Acquire)
+            }
+
+            #[doc = concat!("Number of `", stringify!($weak), "`s of this channel.")]
+            pub fn weak_count(&self) -> usize {
+                self.shared.weak.load(Ordering::Acquire)
+            }
+        }
+
+        impl<T> Clone for $weak<T> {
+            fn clone(&self) -> Self {
+                self.shared.weak.fetch_add(1, Ordering::Relaxed);
+                $weak {
+                    shared: self.shared.clone(),
+                }
+            }
+        }
+
+        impl<T> Drop for $weak<T> {
+            fn drop(&mut self) {
+                self.shared.weak.fetch_sub(1, Ordering::Relaxed);
+            }
+        }
+    };
+}
+
+/// The receive methods a receiver of either flavour has alike, all forwarding to its `Rx`
+/// (`$weak` names the weak sender type, `$strong_doc` what the strong count counts).
+macro_rules! receiver_common {
+    ($rx:ident, $weak:ident, $strong_doc:literal) => {
+        impl<T> $rx<T> {
+            pub(super) fn new(rx: Rx<T>) -> $rx<T> {
+                $rx { rx }
+            }
+
+            /// The next value; `None` once every sender is gone (or the channel is closed) and
+            /// the queue is drained.
+            ///
+            /// # Cancel safety
+            /// Cancel safe: a dropped `recv` future took nothing.
+            pub async fn recv(&mut self) -> Option<T> {
+                self.rx.recv().await
+            }
+
+            /// Waits for at least one value, then moves up to `limit` queued values into
+            /// `buffer`. Returns how many it moved: 0 only when `limit` is 0 or the channel is
+            /// done.
+            ///
+            /// # Cancel safety
+            /// Cancel safe: a dropped future took nothing.
+            pub async fn recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
+                self.rx.recv_many(buffer, limit).await
+            }
+
+            /// A value if one is queued now.
+            pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
+                self.rx.try_recv()
+            }
+
+            /// Receives from a thread that is not driving tasks, parking it while the queue is
+            /// empty.
+            ///
+            /// # Panics
+            /// On a runtime worker thread or inside `block_on`. Use `recv().await` there.
+            #[track_caller]
+            pub fn blocking_recv(&mut self) -> Option<T> {
+                super::block_on(concat!(stringify!($rx), "::blocking_recv"), self.rx.recv())
+            }
+
+            /// Receives up to `limit` values from a thread that is not driving tasks, parking
+            /// it while the queue is empty, as [`recv_many`](Self::recv_many).
+            ///
+            /// # Panics
+            /// On a runtime worker thread or inside `block_on`. Use `recv_many(..).await` there.
+            #[track_caller]
+            pub fn blocking_recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
+                super::block_on(
+                    concat!(stringify!($rx), "::blocking_recv_many"),
+                    self.rx.recv_many(buffer, limit),
+                )
+            }
+
+            /// Polls for the next value (for hand-written futures and streams).
+            pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+                self.rx.poll_recv(cx)
+            }
+
+            /// Polls for up to `limit` values, appended to `buffer` (for hand-written futures
+            /// and streams): `Ready(0)` when `limit` is 0 or the channel is closed and empty,
+            /// as [`recv_many`](Self::recv_many).
+            pub fn poll_recv_many(
+                &mut self,
+                cx: &mut Context<'_>,
+                buffer: &mut Vec<T>,
+                limit: usize,
+            ) -> Poll<usize> {
+                self.rx.poll_recv_many(cx, buffer, limit)
+            }
+
+            /// Whether the channel is closed (by [`close`](Self::close), or every sender is
+            /// gone).
+            pub fn is_closed(&self) -> bool {
+                self.rx.is_closed()
+            }
+
+            /// Number of queued values.
+            pub fn len(&self) -> usize {
+                self.rx.len()
+            }
+
+            /// Whether nothing is queued.
+            pub fn is_empty(&self) -> bool {
+                self.len() == 0
+            }
+
+            #[doc = concat!("Number of ", $strong_doc, " of this channel.")]
+            pub fn sender_strong_count(&self) -> usize {
+                self.rx.shared.senders.load(Ordering::Acquire)
+            }
+
+            #[doc = concat!("Number of `", stringify!($weak), "`s of this channel.")]
+            pub fn sender_weak_count(&self) -> usize {
+                self.rx.shared.weak.load(Ordering::Acquire)
+            }
+        }
+    };
+}
 
 mod bounded;
 pub mod error;
-mod ring;
+mod permit_ring;
 mod unbounded;
 
 use std::task::{Context, Poll};
@@ -93,7 +308,8 @@ use crate::channel;
 use crate::notify::Notify;
 use crate::semaphore::Semaphore;
 
-use self::ring::{Ring, RING_MAX};
+use self::permit_ring::Ring;
+use crate::tuning::MPSC_RING_MAX;
 
 pub use self::bounded::{OwnedPermit, Permit, PermitIterator, Receiver, Sender, WeakSender};
 pub use self::unbounded::{UnboundedReceiver, UnboundedSender, WeakUnboundedSender};
@@ -130,7 +346,7 @@ const IN_FLIGHT: usize = 2;
 // One per channel, inside its `Arc`: boxing the ring would add a pointer chase per operation.
 #[allow(clippy::large_enum_variant)]
 enum Queue<T> {
-    /// A bounded channel of at most `RING_MAX` slots.
+    /// A bounded channel of at most `MPSC_RING_MAX` slots.
     Ring(Ring<T>),
     /// The unbounded MPMC channel's one sender.
     Locked(channel::Sender<T>),
@@ -166,7 +382,7 @@ pub(crate) struct Shared<T> {
 impl<T> Shared<T> {
     fn new(bound: Option<usize>) -> (rt_core::sync::Arc<Shared<T>>, RxQueue<T>) {
         let (queue, rx) = match bound {
-            Some(b) if b <= RING_MAX => (Queue::Ring(Ring::new(b)), RxQueue::Ring { head: 0 }),
+            Some(b) if b <= MPSC_RING_MAX => (Queue::Ring(Ring::new(b)), RxQueue::Ring { head: 0 }),
             _ => {
                 let (tx, rx) = channel::unbounded();
                 (Queue::Locked(tx), RxQueue::Locked(rx))

@@ -1,34 +1,11 @@
 //! The synchronous `resume`: polls the body, and while it awaits something that is not ready,
-//! polls it again with a waker that unparks this thread and parks until woken.
+//! blocks the thread on it (`rt_core::block`: polls with a waker that unparks this thread, and
+//! parks until woken).
 
-use std::task::{Context, Poll, Wake, Waker};
-
-use rt_core::sync::{thread, Arc};
+use std::task::{Context, Poll, Waker};
 
 use super::frame::Raw;
 use super::{ResumeError, Resumed};
-
-/// Wakes a thread parked in [`resume`].
-struct Unpark(thread::Thread);
-
-impl Wake for Unpark {
-    fn wake(self: Arc<Self>) {
-        self.0.unpark();
-    }
-
-    fn wake_by_ref(self: &Arc<Self>) {
-        self.0.unpark();
-    }
-}
-
-fn park_waker() -> Waker {
-    Waker::from(Arc::new(Unpark(thread::current())))
-}
-
-rt_core::sync::thread_local! {
-    /// This thread's unparking waker, made once per thread so a resume allocates nothing.
-    static PARK_WAKER: Waker = park_waker();
-}
 
 /// Runs one resume to its end on this thread: polls, and while the body is not at a yield and
 /// not finished, parks until woken.
@@ -49,28 +26,18 @@ pub(super) fn resume<Y, R, T, K>(
         return out;
     }
     // The body awaits something that is not ready, and has registered the no-op waker with it.
-    // Poll again with one that unparks this thread: a future registers the waker of its latest
-    // poll (that is the `Future` contract), so from here on a wake-up reaches us.
-    let mut run = |waker: &Waker| {
-        let mut cx = Context::from_waker(waker);
-        loop {
-            if let Poll::Ready(out) = raw.poll_resume(&mut arg, &mut cx) {
-                return out;
-            }
-            if crate::context::is_driving() {
-                panic!(
-                    "{method}: the coroutine's body is awaiting something that is not ready (not \
-                     a yield_), and this thread drives an rt runtime, which blocking would stall; \
-                     use `resume_async(arg).await` instead"
-                );
-            }
-            thread::park();
+    // Poll again with one that unparks this thread (`rt_core::block`, this thread's cached
+    // waker: no allocation per resume): a future registers the waker of its latest poll (that
+    // is the `Future` contract), so from here on a wake-up reaches us.
+    rt_core::block::poll_until_ready(|cx| {
+        let out = raw.poll_resume(&mut arg, cx);
+        if out.is_pending() && crate::context::is_driving() {
+            panic!(
+                "{method}: the coroutine's body is awaiting something that is not ready (not \
+                 a yield_), and this thread drives an rt runtime, which blocking would stall; \
+                 use `resume_async(arg).await` instead"
+            );
         }
-    };
-    // Borrowed, not cloned: no reference-count traffic per resume.
-    match PARK_WAKER.try_with(|w| run(w)) {
-        Ok(out) => out,
-        // This thread's locals are being destroyed: a waker of its own.
-        Err(_) => run(&park_waker()),
-    }
+        out
+    })
 }

@@ -95,6 +95,56 @@
 //!
 //! Implementation: `frame.rs` (the frame, its stages, the slot protocol and its rules),
 //! `block.rs` (the blocking `resume`), `coroutine.rs` (the public types).
+//!
+//! # Coroutines (`rt::coro`)
+//!
+//! Lua-style coroutines in stable Rust: create one from an `async` body, resume it with a value,
+//! get a yielded value back. The first resume's argument is the body's parameter; later ones are
+//! what `yield_` returns.
+//!
+//! ```rust
+//! use rt::coro::{Co, Coroutine, Resumed};
+//!
+//! let mut co: Coroutine<&str, &str, u32> = Coroutine::new(|co: Co<&str, &str>, first: &str| async move {
+//!     assert_eq!(first, "start");
+//!     let got = co.yield_("one").await;
+//!     assert_eq!(got, "again");
+//!     7
+//! });
+//! assert!(matches!(co.resume("start"), Ok(Resumed::Yield("one"))));
+//! assert!(matches!(co.resume("again"), Ok(Resumed::Return(7))));
+//! assert!(co.resume("x").unwrap_err().is_dead());
+//!
+//! // A generator (`Coroutine<Y, (), ()>`) is an Iterator, and `into_stream()` a Stream.
+//! let squares: Coroutine<u32> = Coroutine::new(|co: Co<u32>, ()| async move {
+//!     for i in 1..=4 {
+//!         co.yield_(i * i).await;
+//!     }
+//! });
+//! assert_eq!(squares.collect::<Vec<_>>(), [1, 4, 9, 16]);
+//!
+//! // Between yields a body may await anything; `resume_async` waits for it without blocking.
+//! let rt = rt::Builder::new_current_thread().build()?;
+//! let out = rt.block_on(async {
+//!     let mut co: Coroutine<(), (), &str> = Coroutine::new(|_co: Co<()>, ()| async move {
+//!         rt::time::sleep(std::time::Duration::from_millis(1)).await;
+//!         "done"
+//!     });
+//!     co.resume_async(()).await
+//! });
+//! assert!(matches!(out, Ok(Resumed::Return("done"))));
+//! # Ok::<(), std::io::Error>(())
+//! ```
+//!
+//! Stackless: the body is a future polled once per resume, so a `Coroutine` is `Send` when its
+//! types are (resume it on any thread), needs no runtime, and its frame comes from the frame pool
+//! (creating and dropping coroutines allocates nothing once warm; `reset(body)` reuses a dead one's
+//! frame). `LocalCoroutine` takes a `!Send` body. A panic in the body comes back once as a
+//! `ResumeError` (`is_panic`, `into_panic`) and leaves the coroutine dead. The synchronous `resume`
+//! of a body that awaits something not ready blocks the thread, and panics with a message on a
+//! runtime thread (use `resume_async` there); a `Co` used outside its body panics with a message.
+//! Each nested resume holds a native stack frame: the `rt::coro` docs show the iterative pattern
+//! for deep recursion.
 
 mod block;
 mod coroutine;

@@ -36,10 +36,10 @@ use crate::task::JoinHandle;
 const MAX_BUF: usize = 2 * 1024 * 1024;
 
 /// A file on the blocking pool, tokio's `fs::File`: `AsyncRead`/`AsyncWrite`/`AsyncSeek` of
-/// both tokio and futures-io.
+/// both rt (tokio's shape) and futures-io.
 ///
 /// ```
-/// use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
+/// use rt::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
 /// # rt::Runtime::new()?.block_on(async {
 /// let path = std::env::temp_dir().join(format!("rt-file-doc-{}", std::process::id()));
 /// let mut f = rt::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true)
@@ -109,12 +109,20 @@ impl Buf {
         n
     }
 
-    fn copy_from(&mut self, src: &[u8], max: usize) -> usize {
+    /// Copies the buffers of `src` in order, at most `max` bytes in all; returns how many.
+    fn copy_from(&mut self, src: &[io::IoSlice<'_>], max: usize) -> usize {
         debug_assert!(self.is_empty());
-        let n = src.len().min(max);
         self.clear();
-        self.buf.extend_from_slice(&src[..n]);
-        n
+        let mut left = max;
+        for s in src {
+            if left == 0 {
+                break;
+            }
+            let n = s.len().min(left);
+            self.buf.extend_from_slice(&s[..n]);
+            left -= n;
+        }
+        max - left
     }
 
     fn clear(&mut self) {
@@ -250,11 +258,13 @@ impl Inner {
         }
     }
 
+    /// Starts writing `src` (all of its buffers, in order, up to `max_buf_size` bytes) on the
+    /// blocking pool; returns how many bytes were taken.
     fn poll_write(
         &mut self,
         std: &Arc<std::fs::File>,
         cx: &mut Context<'_>,
-        src: &[u8],
+        src: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
         if let Some(e) = self.last_write_err.take() {
             return Poll::Ready(Err(e));
@@ -554,11 +564,11 @@ impl File {
     }
 }
 
-impl tokio::io::AsyncRead for File {
+impl crate::io::AsyncRead for File {
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
-        buf: &mut tokio::io::ReadBuf<'_>,
+        buf: &mut crate::io::ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let (std, inner) = self.parts();
         let n = ready!(inner.poll_read(std, cx, buf.initialize_unfilled()))?;
@@ -567,14 +577,28 @@ impl tokio::io::AsyncRead for File {
     }
 }
 
-impl tokio::io::AsyncWrite for File {
+impl crate::io::AsyncWrite for File {
     fn poll_write(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         src: &[u8],
     ) -> Poll<io::Result<usize>> {
         let (std, inner) = self.parts();
-        inner.poll_write(std, cx, src)
+        inner.poll_write(std, cx, &[io::IoSlice::new(src)])
+    }
+
+    /// Takes all of `bufs` (up to the file's buffer size) into one write.
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let (std, inner) = self.parts();
+        inner.poll_write(std, cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        true
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -586,7 +610,7 @@ impl tokio::io::AsyncWrite for File {
     }
 }
 
-impl tokio::io::AsyncSeek for File {
+impl crate::io::AsyncSeek for File {
     fn start_seek(self: Pin<&mut Self>, pos: SeekFrom) -> io::Result<()> {
         let (std, inner) = self.parts();
         inner.start_seek(std, pos)
@@ -615,7 +639,16 @@ impl futures_io::AsyncWrite for File {
         src: &[u8],
     ) -> Poll<io::Result<usize>> {
         let (std, inner) = self.parts();
-        inner.poll_write(std, cx, src)
+        inner.poll_write(std, cx, &[io::IoSlice::new(src)])
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let (std, inner) = self.parts();
+        inner.poll_write(std, cx, bufs)
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {

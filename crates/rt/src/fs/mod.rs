@@ -21,6 +21,41 @@
 //!
 //! # Panics
 //! Every function, outside an rt runtime (it needs the blocking pool).
+//!
+//! # Files (`rt::fs`)
+//!
+//! ```rust
+//! use rt::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
+//!
+//! let rt = rt::Runtime::new()?;
+//! rt.block_on(async {
+//!     let dir = std::env::temp_dir().join(format!("rt-readme-fs-{}", std::process::id()));
+//!     rt::fs::create_dir_all(&dir).await?;
+//!     rt::fs::write(dir.join("a.txt"), "hello").await?;
+//!     assert_eq!(rt::fs::read_to_string(dir.join("a.txt")).await?, "hello");
+//!
+//!     let mut f = rt::fs::OpenOptions::new().read(true).write(true).open(dir.join("a.txt")).await?;
+//!     f.seek(std::io::SeekFrom::End(0)).await?;
+//!     f.write_all(b", world").await?;
+//!     f.flush().await?; // a write is in flight on the blocking pool until flush
+//!     f.rewind().await?;
+//!     let mut s = String::new();
+//!     f.read_to_string(&mut s).await?;
+//!     assert_eq!(s, "hello, world");
+//!
+//!     let mut entries = rt::fs::read_dir(&dir).await?;
+//!     while let Some(e) = entries.next_entry().await? {
+//!         assert_eq!(e.file_name(), "a.txt");
+//!     }
+//!     rt::fs::remove_dir_all(&dir).await
+//! })?;
+//! # Ok::<(), std::io::Error>(())
+//! ```
+//!
+//! Every call runs on the blocking pool, tokio's shape and buffering: `File` implements tokio's and
+//! futures-io's `AsyncRead`/`AsyncWrite`/`AsyncSeek`; a write returns once its bytes are copied into
+//! the file's buffer, runs on the pool, and its error comes back from the next call (`flush`,
+//! `write`, `sync_all`, `set_len`). A missing path is `ErrorKind::NotFound`.
 
 mod dir_builder;
 mod file;

@@ -1,19 +1,28 @@
 //! IO traits and tools, under tokio's names: a tokio user's `use tokio::io::{...}` becomes
 //! `use rt::io::{...}` unchanged.
 //!
-//! - [`AsyncRead`], [`AsyncWrite`], [`ReadBuf`], [`AsyncBufRead`] are tokio's traits (from the
-//!   `tokio` crate built with only its runtime-independent `io-util` feature: no tokio runtime
-//!   is pulled in). Every rt stream implements them — `TcpStream`, `UnixStream`, their borrowed
-//!   and owned halves, [`DuplexStream`], [`Stdin`] / [`Stdout`] / [`Stderr`] — and also the
+//! - [`AsyncRead`] (with [`ReadBuf`]), [`AsyncWrite`], [`AsyncBufRead`], [`AsyncSeek`] are rt's
+//!   own traits with tokio's signatures and documented semantics. Every rt stream implements
+//!   them — `TcpStream`, `UnixStream`, their borrowed and owned halves, [`DuplexStream`],
+//!   [`Stdin`] / [`Stdout`] / [`Stderr`], `rt::fs::File`, the child process pipes — and also the
 //!   futures-io traits, which live in [`rt::io::futures`](self::futures).
-//! - The toolkit is tokio's own runtime-independent code, re-exported: [`AsyncReadExt`],
-//!   [`AsyncWriteExt`], [`AsyncBufReadExt`], [`BufReader`], [`BufWriter`], [`copy`],
-//!   [`copy_bidirectional`], [`split`], [`empty`], [`sink`], … It is generic over the traits, so
-//!   it behaves the same on rt's streams as on tokio's.
-//! - rt's own: [`duplex`] (a [`DuplexStream`] that also implements the futures-io traits) and
-//!   [`stdin`] / [`stdout`] / [`stderr`], which run the blocking reads and writes on rt's
-//!   blocking pool (tokio's would need tokio's).
+//! - The toolkit is rt's own too (it lives in rt-io): [`AsyncReadExt`], [`AsyncWriteExt`],
+//!   [`AsyncBufReadExt`], [`AsyncSeekExt`], [`BufReader`], [`BufWriter`], [`BufStream`],
+//!   [`copy`], [`copy_bidirectional`], [`split`], [`join`], [`duplex`], [`simplex`], [`empty`],
+//!   [`sink`], [`repeat`], … The helpers that never wait spend rt's cooperative budget, so a
+//!   task looping over `copy`, `sink`, `repeat`, `empty` or an always-ready pipe still yields.
+//! - [`stdin`] / [`stdout`] / [`stderr`] run the blocking reads and writes on rt's blocking
+//!   pool.
 //! - [`AsyncFd`] and the readiness types, for any file descriptor.
+//!
+//! # Not crates.io tokio's traits
+//!
+//! These traits are not crates.io tokio's, and rt has no feature implementing tokio's traits
+//! for its streams: rt's dependency graph holds no crates.io `tokio` at all, so that the
+//! `tokio` face crate (which re-exports rt under tokio's module tree, and is patched in with
+//! `[patch.crates-io]`) can stand in for tokio without a dependency cycle. Libraries written
+//! against `tokio::io` run on rt through that face; hyper runs on rt through the `rt-hyper`
+//! crate, which adapts rt's traits to hyper's.
 //!
 //! ```
 //! use rt::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -31,20 +40,11 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
-mod duplex;
 mod stdio;
 
-pub use duplex::{duplex, DuplexStream};
 pub use stdio::{stderr, stdin, stdout, Stderr, Stdin, Stdout};
 
 pub use rt_io::io::*;
-pub use tokio::io::{
-    copy, copy_bidirectional, copy_bidirectional_with_sizes, copy_buf, empty, join, repeat,
-    simplex, sink, split, AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncSeek,
-    AsyncSeekExt, AsyncWrite, AsyncWriteExt, BufReader, BufStream, BufWriter, Chain, Empty, Error,
-    ErrorKind, Join, Lines, ReadBuf, ReadHalf, Repeat, Result, SeekFrom, SimplexStream, Sink,
-    Split, Take, WriteHalf,
-};
 
 /// tokio's `tokio::io::unix`: readiness for a file descriptor the caller does its own IO on
 /// (`use tokio::io::unix::AsyncFd` becomes `use rt::io::unix::AsyncFd`). The same types are also
@@ -56,8 +56,8 @@ pub mod unix {
     };
 }
 
-/// The futures-io traits (what `rt::io::{AsyncRead, AsyncWrite}` were before they became
-/// tokio's), for code written against the `futures` family. Every rt stream implements both.
+/// The futures-io traits, for code written against the `futures` family. Every rt stream
+/// implements both these and rt's own.
 pub mod futures {
     pub use futures_io::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite};
 }

@@ -92,7 +92,7 @@ impl<T: Read + Send + 'static> Blocking<T> {
     fn poll_read(
         &mut self,
         cx: &mut Context<'_>,
-        dst: &mut tokio::io::ReadBuf<'_>,
+        dst: &mut crate::io::ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         loop {
             let idle = ready!(self.poll_idle(cx))?;
@@ -207,11 +207,11 @@ pub fn stderr() -> Stderr {
     }
 }
 
-impl tokio::io::AsyncRead for Stdin {
+impl crate::io::AsyncRead for Stdin {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
-        buf: &mut tokio::io::ReadBuf<'_>,
+        buf: &mut crate::io::ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         self.b.poll_read(cx, buf)
     }
@@ -223,7 +223,7 @@ impl futures_io::AsyncRead for Stdin {
         cx: &mut Context<'_>,
         buf: &mut [u8],
     ) -> Poll<io::Result<usize>> {
-        let mut rb = tokio::io::ReadBuf::new(buf);
+        let mut rb = crate::io::ReadBuf::new(buf);
         ready!(self.b.poll_read(cx, &mut rb))?;
         Poll::Ready(Ok(rb.filled().len()))
     }
@@ -231,7 +231,7 @@ impl futures_io::AsyncRead for Stdin {
 
 macro_rules! stdio_write {
     ($ty:ty) => {
-        impl tokio::io::AsyncWrite for $ty {
+        impl crate::io::AsyncWrite for $ty {
             fn poll_write(
                 mut self: Pin<&mut Self>,
                 cx: &mut Context<'_>,

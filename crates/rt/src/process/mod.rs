@@ -21,6 +21,37 @@
 //! # Ok::<(), std::io::Error>(()) })?;
 //! # Ok::<(), std::io::Error>(())
 //! ```
+//!
+//! # Child processes (`rt::process`)
+//!
+//! ```rust
+//! use std::process::Stdio;
+//! use rt::io::{AsyncReadExt, AsyncWriteExt};
+//!
+//! let rt = rt::Runtime::new()?;
+//! rt.block_on(async {
+//!     let out = rt::process::Command::new("sh").args(["-c", "echo hi; exit 3"]).output().await?;
+//!     assert_eq!((out.status.code(), &out.stdout[..]), (Some(3), &b"hi\n"[..]));
+//!
+//!     let mut cat = rt::process::Command::new("cat")
+//!         .stdin(Stdio::piped())
+//!         .stdout(Stdio::piped())
+//!         .kill_on_drop(true)
+//!         .spawn()?;
+//!     cat.stdin.take().unwrap().write_all(b"ping").await?; // dropped: cat sees end-of-file
+//!     let mut echoed = String::new();
+//!     cat.stdout.take().unwrap().read_to_string(&mut echoed).await?;
+//!     assert_eq!(echoed, "ping");
+//!     assert!(cat.wait().await?.success());
+//!     Ok::<(), std::io::Error>(())
+//! })?;
+//! # Ok::<(), std::io::Error>(())
+//! ```
+//!
+//! A child's exit is noticed through its pidfd (Linux 5.3+) registered with the reactor — no thread
+//! per child, no SIGCHLD handler; piped streams are non-blocking pipes on the reactor. A `Child`
+//! dropped before it was reaped (killed first with `kill_on_drop(true)`) is reaped at the next
+//! spawn or wait.
 
 mod pipe;
 
@@ -420,10 +451,8 @@ fn reap_orphans() {
 /// `pidfd_open(pid, 0)`: an fd that becomes readable when the process exits.
 fn pidfd_open(pid: u32) -> io::Result<OwnedFd> {
     // SAFETY: pidfd_open takes a pid and flags and returns a new fd or -1; no memory is passed.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
+    let fd =
+        rt_io::syscall::cvt(unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) })?;
     // SAFETY: the syscall returned a new fd that nothing else owns.
     Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) })
 }

@@ -9,6 +9,7 @@ use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
 use rt_io::io::{AsyncFd, Interest};
+use rt_io::syscall::cvt;
 
 /// One pipe end. A `File` only so that `read`/`write` on it need no `unsafe`.
 struct Pipe {
@@ -45,14 +46,9 @@ impl Pipe {
 fn set_nonblocking(fd: RawFd) -> io::Result<()> {
     // SAFETY: `fd` is an open descriptor owned by the caller; F_GETFL/F_SETFL only change its
     // status flags.
-    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-    if flags < 0 {
-        return Err(io::Error::last_os_error());
-    }
+    let flags = cvt(unsafe { libc::fcntl(fd, libc::F_GETFL) })?;
     // SAFETY: as above.
-    if unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0 {
-        return Err(io::Error::last_os_error());
-    }
+    cvt(unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) })?;
     Ok(())
 }
 
@@ -90,11 +86,11 @@ macro_rules! reader {
             }
         }
 
-        impl tokio::io::AsyncRead for $name {
+        impl crate::io::AsyncRead for $name {
             fn poll_read(
                 self: Pin<&mut Self>,
                 cx: &mut Context<'_>,
-                buf: &mut tokio::io::ReadBuf<'_>,
+                buf: &mut crate::io::ReadBuf<'_>,
             ) -> Poll<io::Result<()>> {
                 let n = ready!(self.0.poll_read(cx, buf.initialize_unfilled()))?;
                 buf.advance(n);
@@ -160,7 +156,7 @@ impl AsFd for ChildStdin {
     }
 }
 
-impl tokio::io::AsyncWrite for ChildStdin {
+impl crate::io::AsyncWrite for ChildStdin {
     fn poll_write(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -197,10 +193,10 @@ impl futures_io::AsyncWrite for ChildStdin {
 }
 
 /// Reads `pipe` to its end (for `wait_with_output`).
-pub(crate) async fn read_to_end<R: tokio::io::AsyncRead + Unpin>(
+pub(crate) async fn read_to_end<R: crate::io::AsyncRead + Unpin>(
     pipe: Option<R>,
 ) -> io::Result<Vec<u8>> {
-    use tokio::io::AsyncReadExt;
+    use crate::io::AsyncReadExt;
     let mut out = Vec::new();
     if let Some(mut p) = pipe {
         p.read_to_end(&mut out).await?;

@@ -30,6 +30,28 @@
 //! # Ok::<(), std::io::Error>(()) })?;
 //! # Ok::<(), std::io::Error>(())
 //! ```
+//!
+//! # Signals (`rt::signal`)
+//!
+//! ```rust,no_run
+//! use rt::signal::unix::{signal, SignalKind};
+//!
+//! #[rt::main]
+//! async fn main() -> std::io::Result<()> {
+//!     let mut hangup = signal(SignalKind::hangup())?;
+//!     loop {
+//!         rt::select! {
+//!             r = rt::signal::ctrl_c() => { r?; break; }
+//!             _ = hangup.recv() => println!("reloading"),
+//!         }
+//!     }
+//!     Ok(())
+//! }
+//! ```
+//!
+//! Each listener is woken at least once after every delivery; deliveries between two `recv`s merge
+//! into one (and the kernel merges repeats of a pending signal), as in tokio. Once a listener for a
+//! signal has existed, its default action (ending the process, for SIGINT) stays replaced.
 
 pub mod unix;
 

@@ -134,10 +134,8 @@ pub fn signal(kind: SignalKind) -> io::Result<Signal> {
         ));
     }
     // SAFETY: eventfd takes an initial value and flags; no memory is passed.
-    let raw = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
-    if raw < 0 {
-        return Err(io::Error::last_os_error());
-    }
+    let raw =
+        rt_io::syscall::cvt(unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) })?;
     // SAFETY: a new fd that nothing else owns.
     let read = unsafe { OwnedFd::from_raw_fd(raw) };
     // The action's own copy: closed only when the registry drops the action, which it does

@@ -65,8 +65,7 @@ pub struct JoinSet<T> {
     ids: Vec<Id>,
 }
 
-/// How many spawns share one `bind` lock round trip.
-const BIND_BATCH: usize = 32;
+use crate::tuning::JOIN_SET_BIND_BATCH as BIND_BATCH;
 
 struct Shared<T> {
     state: Mutex<State<T>>,

@@ -9,9 +9,7 @@ use crate::io::Interest;
 use crate::net::tcp::{TcpSocket, TcpStream};
 use crate::net::{addr, ToSocketAddrs};
 
-/// The backlog [`TcpListener::bind`] listens with: tokio's value (mio 1.2's `bind`, like
-/// `std`'s, gives 128, which a burst of connections overflows).
-const BACKLOG: u32 = 1024;
+use crate::tuning::BACKLOG;
 
 /// A TCP socket listening for connections.
 #[derive(Debug)]

@@ -23,7 +23,7 @@ macro_rules! half_peek {
             pub fn poll_peek(
                 &mut self,
                 cx: &mut std::task::Context<'_>,
-                buf: &mut tokio::io::ReadBuf<'_>,
+                buf: &mut crate::io::ReadBuf<'_>,
             ) -> std::task::Poll<std::io::Result<usize>> {
                 let $h = &*self;
                 $stream.poll_peek(cx, buf)

@@ -181,7 +181,7 @@ impl TcpStream {
     pub fn poll_peek(
         &self,
         cx: &mut Context<'_>,
-        buf: &mut tokio::io::ReadBuf<'_>,
+        buf: &mut crate::io::ReadBuf<'_>,
     ) -> Poll<io::Result<usize>> {
         let sys = self.io.get_ref();
         let n = std::task::ready!(self.io.poll_read_io(cx, || {

@@ -7,7 +7,7 @@ use std::os::unix::net::SocketAddr;
 use std::path::Path;
 use std::task::{ready, Context, Poll};
 
-use tokio::io::ReadBuf;
+use crate::io::ReadBuf;
 
 use crate::io::poll_evented::PollEvented;
 use crate::io::Interest;

@@ -4,6 +4,8 @@ use std::io;
 use std::mem;
 use std::os::fd::AsRawFd;
 
+use crate::syscall::cvt;
+
 /// The peer's process, user and group when it connected (tokio's `tokio::net::unix::UCred`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct UCred {
@@ -38,7 +40,7 @@ pub(crate) fn peer_cred(fd: &impl AsRawFd) -> io::Result<UCred> {
     };
     let mut len = mem::size_of::<libc::ucred>() as libc::socklen_t;
     // SAFETY: the pointers describe `cred` and `len`, both live for the whole call.
-    let rc = unsafe {
+    cvt(unsafe {
         libc::getsockopt(
             fd.as_raw_fd(),
             libc::SOL_SOCKET,
@@ -46,10 +48,7 @@ pub(crate) fn peer_cred(fd: &impl AsRawFd) -> io::Result<UCred> {
             (&mut cred as *mut libc::ucred).cast(),
             &mut len,
         )
-    };
-    if rc == -1 {
-        return Err(io::Error::last_os_error());
-    }
+    })?;
     Ok(UCred {
         pid: Some(cred.pid),
         uid: cred.uid,

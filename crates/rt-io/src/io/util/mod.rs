@@ -1,0 +1,44 @@
+//! rt's IO traits and toolkit, under tokio's names and with tokio's documented semantics:
+//! [`AsyncRead`] (with [`ReadBuf`]), [`AsyncWrite`], [`AsyncBufRead`], [`AsyncSeek`], their
+//! extension traits, the buffered wrappers, `copy`, `split`, `join`, the in-memory pipes
+//! ([`duplex`], [`simplex`]) and [`empty`] / [`sink`] / [`repeat`].
+//!
+//! The helpers that never wait (the pipes when ready, `empty`, `sink`, `repeat`, each round of
+//! a `copy`) spend rt's cooperative budget, so a loop over them yields to the scheduler.
+
+mod buf_read_ext;
+mod buf_reader;
+mod buf_stream;
+mod buf_writer;
+mod chain;
+mod copy;
+mod empty_sink_repeat;
+mod join;
+mod mem;
+mod read_buf;
+mod read_ext;
+mod seek_ext;
+mod split;
+mod take;
+mod traits;
+mod write_ext;
+
+/// The default capacity of the buffered wrappers and of `copy`'s buffer: 8 KiB.
+pub(crate) const DEFAULT_BUF_SIZE: usize = 8 * 1024;
+
+pub use buf_read_ext::{AsyncBufReadExt, Lines, Split};
+pub use buf_reader::BufReader;
+pub use buf_stream::BufStream;
+pub use buf_writer::BufWriter;
+pub use chain::Chain;
+pub use copy::{copy, copy_bidirectional, copy_bidirectional_with_sizes, copy_buf};
+pub use empty_sink_repeat::{empty, repeat, sink, Empty, Repeat, Sink};
+pub use join::{join, Join};
+pub use mem::{duplex, simplex, DuplexStream, SimplexStream};
+pub use read_buf::ReadBuf;
+pub use read_ext::AsyncReadExt;
+pub use seek_ext::AsyncSeekExt;
+pub use split::{split, ReadHalf, WriteHalf};
+pub use take::Take;
+pub use traits::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite};
+pub use write_ext::AsyncWriteExt;
