@@ -229,3 +229,38 @@ fn shutdown_wakes_every_waiter() {
         }
     });
 }
+
+/// Rule 6: readiness assumed by the owner of a new source, racing the reactor's first event
+/// and the shutdown, loses neither the event's bits nor the shutdown, and never adds a bit
+/// after the shutdown.
+#[test]
+fn assumed_readiness_racing_an_event_loses_nothing() {
+    model(|| {
+        let io = Arc::new(ScheduledIo::new());
+        let reactor = {
+            let io = io.clone();
+            thread::spawn(move || assert!(deliver(&io, 0, Ready::WRITABLE)))
+        };
+        io.assume_ready(Ready::READABLE);
+        reactor.join().unwrap();
+        let ev = io
+            .ready_now(Interest::READABLE | Interest::WRITABLE)
+            .expect("ready");
+        assert_eq!(ev.ready, Ready::READABLE | Ready::WRITABLE);
+        assert!(!ev.shutdown);
+    });
+    model(|| {
+        let io = Arc::new(ScheduledIo::new());
+        let stopper = {
+            let io = io.clone();
+            thread::spawn(move || {
+                let mut wakers = Vec::new();
+                io.shutdown(&mut wakers);
+            })
+        };
+        io.assume_ready(Ready::READABLE);
+        stopper.join().unwrap();
+        let ev = io.ready_now(Interest::WRITABLE).expect("shut down");
+        assert!(ev.shutdown, "the shutdown bit survives");
+    });
+}

@@ -22,7 +22,7 @@ use std::io;
 use rt_core::sync::thread::{Builder, JoinHandle};
 
 use crate::handle::{Handle, Reactor, Shard};
-use crate::reactor;
+use crate::reactor::{self, ReactorConfig};
 use crate::worker_driver::WorkerDriver;
 
 pub(crate) use crate::time::driver::TimeDriver;
@@ -50,7 +50,15 @@ pub struct Driver {
 impl Driver {
     /// Creates the `mio::Poll` and the timers, and spawns the thread `rt-io` that drives them.
     pub fn start() -> io::Result<Driver> {
-        Driver::build(true, 1)
+        Driver::start_with(ReactorConfig::default())
+    }
+
+    /// [`Driver::start`] with `config`'s limits on the events a turn takes.
+    ///
+    /// # Panics
+    /// When a limit in `config` is 0.
+    pub fn start_with(config: ReactorConfig) -> io::Result<Driver> {
+        Driver::build(true, 1, config)
     }
 
     /// Creates `shards` `mio::Poll`s (at least one) and the timers without a thread of their
@@ -59,10 +67,22 @@ impl Driver {
     /// makes one shard per worker; each worker binds its own with
     /// [`WorkerDriver::bind_thread`].
     pub fn start_on_workers(shards: usize) -> io::Result<Driver> {
-        Driver::build(false, shards.max(1))
+        Driver::start_on_workers_with(shards, ReactorConfig::default())
     }
 
-    fn build(own_thread: bool, shards: usize) -> io::Result<Driver> {
+    /// [`Driver::start_on_workers`] with `config`'s limits on the events a turn takes.
+    ///
+    /// # Panics
+    /// When a limit in `config` is 0.
+    pub fn start_on_workers_with(shards: usize, config: ReactorConfig) -> io::Result<Driver> {
+        Driver::build(false, shards.max(1), config)
+    }
+
+    fn build(own_thread: bool, shards: usize, config: ReactorConfig) -> io::Result<Driver> {
+        assert!(
+            config.max_events_per_tick > 0 && config.max_events_per_busy_tick > 0,
+            "a reactor turn must take at least one event"
+        );
         rt_core::timer::install(&crate::time::HookTimer);
         let mut polls = Vec::with_capacity(shards);
         let mut parts = Vec::with_capacity(shards);
@@ -100,7 +120,9 @@ impl Driver {
             time,
             !own_thread,
         ));
-        let mut cores = polls.into_iter().map(reactor::Core::new);
+        let mut cores = polls
+            .into_iter()
+            .map(|poll| reactor::Core::new(poll, config));
         let thread = if own_thread {
             let handle = handle.clone();
             let core = cores.next().expect("one shard");

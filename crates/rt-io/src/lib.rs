@@ -73,5 +73,6 @@ mod worker_driver;
 
 pub use driver::{BlockingSpawner, Driver};
 pub use handle::{EnterGuard, Handle};
+pub use reactor::ReactorConfig;
 pub use stopped::is_rt_shutdown_err;
 pub use worker_driver::WorkerDriver;

@@ -31,18 +31,52 @@ use crate::tuning::EVENTS_CAPACITY;
 /// whichever thread takes the turn.
 pub(crate) struct Core {
     poll: mio::Poll,
+    /// A turn that may wait takes at most this buffer's capacity of events
+    /// (`ReactorConfig::max_events_per_tick`); the kernel keeps the rest for the next turn.
     events: mio::Events,
+    /// A busy turn's (one that does not wait) smaller buffer
+    /// (`ReactorConfig::max_events_per_busy_tick`), when it is smaller.
+    busy_events: Option<mio::Events>,
     ready: Vec<(mio::Token, Ready)>,
     wakers: Vec<Waker>,
 }
 
 impl Core {
-    pub(crate) fn new(poll: mio::Poll) -> Core {
+    pub(crate) fn new(poll: mio::Poll, config: ReactorConfig) -> Core {
+        let per_tick = config.max_events_per_tick;
+        let busy = config.max_events_per_busy_tick;
         Core {
             poll,
-            events: mio::Events::with_capacity(EVENTS_CAPACITY),
-            ready: Vec::with_capacity(EVENTS_CAPACITY),
-            wakers: Vec::with_capacity(EVENTS_CAPACITY),
+            events: mio::Events::with_capacity(per_tick),
+            busy_events: (busy < per_tick).then(|| mio::Events::with_capacity(busy)),
+            ready: Vec::with_capacity(per_tick),
+            wakers: Vec::with_capacity(per_tick),
+        }
+    }
+}
+
+/// How many events a reactor turn takes from the OS (tokio's `max_io_events_per_tick` and
+/// `max_io_events_per_busy_tick`). Events beyond them stay in the kernel for the next turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReactorConfig {
+    /// The most events one turn takes. Default 1024.
+    pub max_events_per_tick: usize,
+    /// The most events a turn that does not wait takes (a worker that still has tasks to run
+    /// polls without waiting, and each event may wake a task onto its queue). Default: as
+    /// `max_events_per_tick`.
+    pub max_events_per_busy_tick: usize,
+}
+
+impl ReactorConfig {
+    /// The default number of events per turn.
+    pub const DEFAULT_EVENTS_PER_TICK: usize = EVENTS_CAPACITY;
+}
+
+impl Default for ReactorConfig {
+    fn default() -> Self {
+        ReactorConfig {
+            max_events_per_tick: Self::DEFAULT_EVENTS_PER_TICK,
+            max_events_per_busy_tick: Self::DEFAULT_EVENTS_PER_TICK,
         }
     }
 }
@@ -56,9 +90,21 @@ impl std::fmt::Debug for Core {
 /// One turn: block in `poll` for at most `timeout`, then dispatch readiness and fire timers.
 /// The wakes run on the calling thread, inside one batch. Returns how many IO readiness events
 /// the turn delivered (wake-ups and timer ticks not counted), for the metrics.
-pub(crate) fn turn(handle: &Handle, core: &mut Core, timeout: Option<Duration>) -> usize {
+///
+/// `busy`: the caller has work waiting (it polls without waiting for that reason), so the turn
+/// takes at most `max_events_per_busy_tick` events.
+pub(crate) fn turn(
+    handle: &Handle,
+    core: &mut Core,
+    timeout: Option<Duration>,
+    busy: bool,
+) -> usize {
     let inner = &handle.inner;
-    match core.poll.poll(&mut core.events, timeout) {
+    let events = match (&mut core.busy_events, busy) {
+        (Some(small), true) => small,
+        _ => &mut core.events,
+    };
+    match core.poll.poll(events, timeout) {
         Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
         Err(e) => panic!("rt-io: mio::Poll::poll failed: {e}"),
@@ -68,7 +114,7 @@ pub(crate) fn turn(handle: &Handle, core: &mut Core, timeout: Option<Duration>) 
         panic!("rt-io reactor thread killed by the test hook");
     }
     core.ready.extend(
-        core.events
+        events
             .iter()
             .filter(|e| e.token() != WAKER_TOKEN && e.token() != TIMER_TOKEN)
             .map(|e| (e.token(), readiness_of(e))),
@@ -96,7 +142,7 @@ pub(crate) fn run(mut core: Core, handle: Handle) {
     let _enter = handle.enter();
     while handle.is_running() {
         let timeout = handle.inner.time.next_timeout();
-        let events = turn(&handle, &mut core, timeout);
+        let events = turn(&handle, &mut core, timeout, false);
         handle.inner.shards[0].count_events(events);
     }
 }
@@ -128,6 +174,9 @@ fn readiness_of(event: &mio::event::Event) -> Ready {
     }
     if event.is_error() {
         r |= Ready::ERROR;
+    }
+    if event.is_priority() {
+        r |= Ready::PRIORITY;
     }
     r
 }

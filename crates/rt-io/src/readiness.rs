@@ -2,16 +2,19 @@
 //! bit layout.
 //!
 //! ```text
-//!  63            48 47                  24 23              8  7   6  5  4   3   2   1   0
-//! +----------------+----------------------+-----------------+---+-----+---+---+---+---+---+
-//! |     unused     |      generation      |      tick       |SHT| --- |ERR|WCL|RCL| W | R |
-//! +----------------+----------------------+-----------------+---+-----+---+---+---+---+---+
+//!  63            48 47                  24 23              8  7   6   5   4   3   2   1   0
+//! +----------------+----------------------+-----------------+---+---+---+---+---+---+---+---+
+//! |     unused     |      generation      |      tick       |SHT| - |PRI|ERR|WCL|RCL| W | R |
+//! +----------------+----------------------+-----------------+---+---+---+---+---+---+---+---+
 //! ```
 //!
-//! - **readiness** (bits 0–4): what the OS last reported and nobody has cleared since: readable,
-//!   writable, read side closed, write side closed, error. The reactor only ever adds bits; a task
-//!   removes READABLE/WRITABLE after its syscall returned `WouldBlock` (edge-triggered), and never
-//!   removes the closed bits (a closed side stays closed).
+//! - **readiness** (bits 0–5): what the OS last reported and nobody has cleared since: readable,
+//!   writable, read side closed, write side closed, error, priority (`EPOLLPRI`: out-of-band
+//!   data). The reactor only ever adds bits; a task removes the bits it waited for after its
+//!   syscall returned `WouldBlock` (edge-triggered), and never removes the closed bits (a closed
+//!   side stays closed). The owner of a new source may add READABLE/WRITABLE it knows (or
+//!   guesses) hold before any event (`Word::assume`): an accepted stream, a fresh pair. A guess
+//!   that is wrong costs one syscall that returns `WouldBlock` and clears it.
 //! - **SHT** (bit 7): the reactor stopped (shut down or died). Once set, every wait on this word
 //!   completes at once and the caller turns it into an `io::Error`.
 //! - **tick** (bits 8–23): counts the events the reactor delivered to this word (wrapping). A task
@@ -41,15 +44,19 @@ impl Ready {
     pub const READ_CLOSED: Ready = Ready(1 << 2);
     /// The write side is closed (a write fails).
     pub const WRITE_CLOSED: Ready = Ready(1 << 3);
-    /// The socket has a pending error.
+    /// The socket has a pending error (or, with `SO_TIMESTAMPING`, a message in its error
+    /// queue).
     pub const ERROR: Ready = Ready(1 << 4);
+    /// Priority data (TCP out-of-band data, `EPOLLPRI`) can be read.
+    pub const PRIORITY: Ready = Ready(1 << 5);
     /// Every bit.
     pub const ALL: Ready = Ready(
         Self::READABLE.0
             | Self::WRITABLE.0
             | Self::READ_CLOSED.0
             | Self::WRITE_CLOSED.0
-            | Self::ERROR.0,
+            | Self::ERROR.0
+            | Self::PRIORITY.0,
     );
     /// Every closed bit: these are never cleared by a task.
     const ALL_CLOSED: Ready = Ready(Self::READ_CLOSED.0 | Self::WRITE_CLOSED.0);
@@ -82,6 +89,11 @@ impl Ready {
     /// Whether an error is pending.
     pub fn is_error(self) -> bool {
         self.0 & Self::ERROR.0 != 0
+    }
+
+    /// Whether priority data can be read.
+    pub fn is_priority(self) -> bool {
+        self.0 & Self::PRIORITY.0 != 0
     }
 
     /// The bits of `self` that `interest` waits for.
@@ -131,11 +143,12 @@ impl fmt::Debug for Ready {
             .field("read_closed", &self.is_read_closed())
             .field("write_closed", &self.is_write_closed())
             .field("error", &self.is_error())
+            .field("priority", &self.is_priority())
             .finish()
     }
 }
 
-/// What a registration waits for: reading, writing or both.
+/// What a registration waits for: reading, writing, priority data, errors, or a union of them.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Interest(u8);
 
@@ -144,6 +157,11 @@ impl Interest {
     pub const READABLE: Interest = Interest(1 << 0);
     /// Wait until writing would not block.
     pub const WRITABLE: Interest = Interest(1 << 1);
+    /// Wait until priority data (TCP out-of-band data, `EPOLLPRI`) can be read.
+    pub const PRIORITY: Interest = Interest(1 << 2);
+    /// Wait for an error (a pending socket error, or a message in the error queue). The OS
+    /// always reports errors; this interest only says a wait completes on one alone.
+    pub const ERROR: Interest = Interest(1 << 3);
 
     /// Both interests.
     pub const fn add(self, other: Interest) -> Interest {
@@ -167,8 +185,19 @@ impl Interest {
         self.0 & Self::WRITABLE.0 != 0
     }
 
-    /// The readiness bits that complete a wait with this interest. A closed side or an error
-    /// completes both directions' waits: the task's syscall then reports what happened.
+    /// Whether priority data is of interest.
+    pub const fn is_priority(self) -> bool {
+        self.0 & Self::PRIORITY.0 != 0
+    }
+
+    /// Whether errors are of interest.
+    pub const fn is_error(self) -> bool {
+        self.0 & Self::ERROR.0 != 0
+    }
+
+    /// The readiness bits that complete a wait with this interest. An error completes every
+    /// wait, and a closed side the waits of its direction: the task's syscall then reports what
+    /// happened.
     pub(crate) fn mask(self) -> Ready {
         let mut r = Ready::ERROR;
         if self.is_readable() {
@@ -177,7 +206,28 @@ impl Interest {
         if self.is_writable() {
             r |= Ready::WRITABLE | Ready::WRITE_CLOSED;
         }
+        if self.is_priority() {
+            r |= Ready::PRIORITY | Ready::READ_CLOSED;
+        }
         r
+    }
+
+    /// The interest registered with mio. mio has no error interest (errors are always
+    /// reported) and refuses an empty one, so an error-only interest registers as readable;
+    /// the wait's mask keeps the readable bit from completing it.
+    pub(crate) fn to_mio(self) -> mio::Interest {
+        let mut m: Option<mio::Interest> = None;
+        let mut add = |i: mio::Interest| m = Some(m.map_or(i, |m| m | i));
+        if self.is_readable() {
+            add(mio::Interest::READABLE);
+        }
+        if self.is_writable() {
+            add(mio::Interest::WRITABLE);
+        }
+        if self.is_priority() {
+            add(mio::Interest::PRIORITY);
+        }
+        m.unwrap_or(mio::Interest::READABLE)
     }
 }
 
@@ -196,16 +246,25 @@ impl ops::BitOrAssign for Interest {
 
 impl fmt::Debug for Interest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.is_readable(), self.is_writable()) {
-            (true, true) => f.write_str("READABLE | WRITABLE"),
-            (true, false) => f.write_str("READABLE"),
-            (false, true) => f.write_str("WRITABLE"),
-            (false, false) => f.write_str("(none)"),
+        let names = [
+            (self.is_readable(), "READABLE"),
+            (self.is_writable(), "WRITABLE"),
+            (self.is_priority(), "PRIORITY"),
+            (self.is_error(), "ERROR"),
+        ];
+        let mut sep = "";
+        for (_, name) in names.iter().filter(|(set, _)| *set) {
+            write!(f, "{sep}{name}")?;
+            sep = " | ";
         }
+        if sep.is_empty() {
+            f.write_str("(none)")?;
+        }
+        Ok(())
     }
 }
 
-const READY_MASK: u64 = 0x1f;
+const READY_MASK: u64 = 0x3f;
 const SHUTDOWN: u64 = 1 << 7;
 const TICK_SHIFT: u32 = 8;
 const TICK_MASK: u64 = 0xffff << TICK_SHIFT;
@@ -261,6 +320,15 @@ impl Word {
         Word(self.0 & !u64::from(ready.clearable().0))
     }
 
+    /// The word with `ready` added and the tick unchanged (readiness assumed without an
+    /// event); unchanged once shut down.
+    pub(crate) fn assume(self, ready: Ready) -> Word {
+        if self.is_shutdown() {
+            return self;
+        }
+        Word(self.0 | u64::from(ready.0) & READY_MASK)
+    }
+
     /// The word with the shutdown bit set.
     pub(crate) fn shut_down(self) -> Word {
         Word(self.0 | SHUTDOWN)
@@ -290,12 +358,12 @@ mod tests {
     #[test]
     fn fields_do_not_overlap() {
         let w = Word::new(GENERATION_MAX as u32)
-            .deliver(Ready::READABLE | Ready::ERROR)
+            .deliver(Ready::READABLE | Ready::ERROR | Ready::PRIORITY)
             .shut_down();
         assert_eq!(w.generation(), GENERATION_MAX as u32);
         assert_eq!(w.tick(), 1);
         assert!(w.is_shutdown());
-        assert_eq!(w.ready(), Ready::READABLE | Ready::ERROR);
+        assert_eq!(w.ready(), Ready::READABLE | Ready::ERROR | Ready::PRIORITY);
         assert_eq!(w.next_generation().generation(), 0);
         assert_eq!(w.next_generation().ready(), Ready::EMPTY);
     }
@@ -306,6 +374,17 @@ mod tests {
         let c = w.clear(Ready::READABLE | Ready::READ_CLOSED);
         assert_eq!(c.ready(), Ready::READ_CLOSED);
         assert_eq!(c.generation(), 3);
+    }
+
+    #[test]
+    fn assume_adds_bits_but_not_after_shutdown() {
+        let w = Word::new(2).deliver(Ready::WRITABLE);
+        let a = w.assume(Ready::READABLE);
+        assert_eq!(a.ready(), Ready::READABLE | Ready::WRITABLE);
+        assert_eq!(a.tick(), w.tick());
+        assert_eq!(a.generation(), 2);
+        let s = Word::new(2).shut_down();
+        assert_eq!(s.assume(Ready::READABLE), s);
     }
 
     #[test]

@@ -2,8 +2,11 @@
 //!
 //! Every IO operation follows the same loop: wait until the readiness word has a bit the operation
 //! wants, try the non-blocking syscall, and on `WouldBlock` clear the readiness that was observed
-//! (rule 3 in `scheduled_io.rs`) and wait again. Each completed wait spends one unit of the
-//! cooperative budget (`rt_core::coop`), so a task whose socket is always ready still yields.
+//! (rule 3 in `scheduled_io.rs`) and wait again. Each operation spends one unit of the
+//! cooperative budget (`rt_core::coop`), so a task whose socket is always ready still yields:
+//! the `poll_*` paths when their wait completes, [`Registration::async_io`] before its syscall.
+//! A bare readiness wait (`readable()`, `writable()`, `ready()`) spends none, as in tokio: it
+//! does no IO, and a task that checks readiness before each `try_*` call spends in neither.
 
 use std::future::Future;
 use std::io;
@@ -65,14 +68,6 @@ impl ShardOps for MioShards<'_> {
     }
 }
 
-fn mio_interest(interest: Interest) -> mio::Interest {
-    match (interest.is_readable(), interest.is_writable()) {
-        (true, true) => mio::Interest::READABLE | mio::Interest::WRITABLE,
-        (false, true) => mio::Interest::WRITABLE,
-        _ => mio::Interest::READABLE,
-    }
-}
-
 impl Registration {
     /// Registers `source` with `handle`'s reactor, edge-triggered, for `interest`.
     pub(crate) fn new(
@@ -106,7 +101,7 @@ impl Registration {
             index: slot.index,
             shard: ShardWord::new(shard),
             fd,
-            interest: mio_interest(interest),
+            interest: interest.to_mio(),
         };
         reg.handle.inner.shards[shard]
             .sources
@@ -181,6 +176,13 @@ impl Registration {
         self.check(ev)
     }
 
+    /// Marks the new source ready for `ready` before any event (an accepted stream, a fresh
+    /// pair): its first read or write tries the syscall instead of waiting for the reactor's
+    /// first event. A wrong guess costs one `WouldBlock`, which clears it.
+    pub(crate) fn assume_ready(&self, ready: crate::readiness::Ready) {
+        self.io.assume_ready(ready);
+    }
+
     /// Forgets readiness observed in `ev` after the syscall returned `WouldBlock`.
     pub(crate) fn clear_readiness(&self, ev: ReadyEvent) {
         self.io.clear_readiness(ev);
@@ -194,14 +196,19 @@ impl Registration {
     ) -> io::Result<R> {
         loop {
             let ev = self.ready(interest).await?;
+            let coop = std::future::poll_fn(rt_core::coop::poll_proceed).await;
             match f() {
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.clear_readiness(ev),
-                r => return r,
+                r => {
+                    coop.made_progress();
+                    return r;
+                }
             }
         }
     }
 
-    /// One attempt without waiting: `WouldBlock` unless the word says `interest` is ready.
+    /// One attempt without waiting: `WouldBlock` unless the word says `interest` is ready (the
+    /// reactor's stopped error when it stopped and nothing is ready).
     pub(crate) fn try_io<R>(
         &self,
         interest: Interest,
@@ -210,7 +217,11 @@ impl Registration {
         let Some(ev) = self.io.ready_now(interest) else {
             return Err(io::ErrorKind::WouldBlock.into());
         };
-        let ev = self.check(ev)?;
+        // Readiness set before the reactor stopped still holds (the data is in the kernel):
+        // try it. With none, the stopped reactor will never set any: say so.
+        if ev.ready.is_empty() {
+            self.check(ev)?;
+        }
         match f() {
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                 self.clear_readiness(ev);
@@ -244,13 +255,11 @@ impl Future for Readiness<'_> {
     type Output = ReadyEvent;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ReadyEvent> {
-        let coop = ready!(rt_core::coop::poll_proceed(cx));
         let this = &mut *self;
         let Poll::Ready(ev) = this.reg.io.poll_waiter(cx, this.interest, &mut this.key) else {
             this.reg.follow_task();
             return Poll::Pending;
         };
-        coop.made_progress();
         Poll::Ready(ev)
     }
 }

@@ -17,6 +17,11 @@
 //!    takes every waker (dropped by the caller). A dispatch of the old generation that comes later finds a generation
 //!    mismatch (rule 1) and wakes nobody: a stale event never wakes the slot's next owner.
 //! 5. [`ScheduledIo::shutdown`] sets the shutdown bit under the lock and moves out every waker.
+//! 6. [`ScheduledIo::assume_ready`] adds readiness bits without an event and without the lock,
+//!    leaving the tick alone: the owner calls it on a new source, before any task waits on it,
+//!    so there is nobody to wake. It races only with the reactor's rule 1 and a task's rule 3,
+//!    both compare-and-swap loops on the whole word, so no bit of either is lost; a clear
+//!    (rule 3) of the same tick may remove an assumed bit, which is what a `WouldBlock` means.
 //!
 //! Two kinds of waiters exist. The `poll_*` entry points (used by `AsyncRead`/`AsyncWrite`, which
 //! take `&mut self` or a half) keep one waker per direction. The `&self` futures (`readable()`,
@@ -166,6 +171,27 @@ impl ScheduledIo {
         self.word.store(next.into_raw(), Ordering::Release);
         waiters.take_all(dropped);
         next.generation()
+    }
+
+    /// Rule 6: marks `ready` (READABLE/WRITABLE) as set without an event from the reactor,
+    /// for a source known (or likely) to be ready at creation. Does nothing once shut down.
+    pub fn assume_ready(&self, ready: Ready) {
+        let mut cur = self.load();
+        loop {
+            let next = cur.assume(ready);
+            if next == cur {
+                return;
+            }
+            match self.word.compare_exchange(
+                cur.into_raw(),
+                next.into_raw(),
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return,
+                Err(actual) => cur = Word::from_raw(actual),
+            }
+        }
     }
 
     /// The readiness currently set for `interest`, if any (or the shutdown), without waiting.

@@ -15,8 +15,9 @@ use std::time::Duration;
 /// `epoll_ctl` per request at 4, 0.004–0.011 at 16 (`docs/BENCHMARKS.md`).
 pub const MOVE_AFTER: u32 = 16;
 
-/// Events taken from the OS per `poll` of a reactor shard: tokio's value (`EVENTS_CAPACITY`
-/// of its driver). More events than this stay in the kernel's ready list for the next turn.
+/// Events taken from the OS per `poll` of a reactor shard by default (`ReactorConfig`,
+/// `Builder::max_io_events_per_tick`): tokio's value (`EVENTS_CAPACITY` of its driver). More
+/// events than this stay in the kernel's ready list for the next turn.
 pub(crate) const EVENTS_CAPACITY: usize = 1024;
 
 /// A shard's owner refreshes its CPU (for `SO_INCOMING_CPU`) once per this many turns:

@@ -44,6 +44,9 @@ pub struct Builder {
     keep_alive: Duration,
     frame_pool: bool,
     reactor_thread: bool,
+    /// `max_io_events_per_tick`, `max_io_events_per_busy_tick` (`None`: as the first).
+    max_io_events_per_tick: usize,
+    max_io_events_per_busy_tick: Option<usize>,
     unhandled_panic: crate::UnhandledPanic,
     start_paused: bool,
     /// `Builder::trace_file` (else `RT_TRACE`, read at `build`).
@@ -74,6 +77,11 @@ impl std::fmt::Debug for Builder {
             .field("keep_alive", &self.keep_alive)
             .field("frame_pool", &self.frame_pool)
             .field("reactor_thread", &self.reactor_thread)
+            .field("max_io_events_per_tick", &self.max_io_events_per_tick)
+            .field(
+                "max_io_events_per_busy_tick",
+                &self.max_io_events_per_busy_tick,
+            )
             .field("unhandled_panic", &self.unhandled_panic)
             .field("start_paused", &self.start_paused)
             .field("trace_file", &self.trace_file)
@@ -201,6 +209,8 @@ impl Builder {
             keep_alive: rt_sched::tuning::DEFAULT_KEEP_ALIVE,
             frame_pool: true,
             reactor_thread: false,
+            max_io_events_per_tick: rt_io::ReactorConfig::DEFAULT_EVENTS_PER_TICK,
+            max_io_events_per_busy_tick: None,
             unhandled_panic: crate::UnhandledPanic::Ignore,
             start_paused: false,
             trace_file: None,
@@ -496,6 +506,34 @@ impl Builder {
         self
     }
 
+    /// The most IO events one reactor turn takes from the OS (tokio's); the rest stay in the
+    /// kernel for the next turn. Default 1024.
+    ///
+    /// # Panics
+    /// When `capacity` is 0.
+    #[track_caller]
+    pub fn max_io_events_per_tick(&mut self, capacity: usize) -> &mut Builder {
+        assert!(capacity > 0, "max_io_events_per_tick must be non-zero");
+        self.max_io_events_per_tick = capacity;
+        self
+    }
+
+    /// The most IO events a reactor turn takes when it does not wait: a worker that still has
+    /// tasks to run polls its shard every [`Builder::event_interval`] tasks without waiting, and
+    /// each event may wake a task onto its queue, so a smaller batch keeps a loaded worker's
+    /// queue short and leaves the rest in the kernel (tokio's). A turn that waits (an idle
+    /// worker) still takes up to [`Builder::max_io_events_per_tick`]. Default: the same as
+    /// `max_io_events_per_tick`; a larger value than it has no effect.
+    ///
+    /// # Panics
+    /// When `capacity` is 0.
+    #[track_caller]
+    pub fn max_io_events_per_busy_tick(&mut self, capacity: usize) -> &mut Builder {
+        assert!(capacity > 0, "max_io_events_per_busy_tick must be non-zero");
+        self.max_io_events_per_busy_tick = Some(capacity);
+        self
+    }
+
     /// What a panic in a spawned task does (default [`UnhandledPanic::Ignore`]: it goes to the
     /// task's `JoinHandle`). [`UnhandledPanic::ShutdownRuntime`]: the first one shuts the
     /// runtime down and makes `block_on` panic with the task's payload, as in tokio.
@@ -677,11 +715,17 @@ impl Builder {
             Flavor::MultiThread => self.worker_threads.unwrap_or_else(num_cpus::get).max(1),
             Flavor::CurrentThread => 1,
         };
+        let reactor = rt_io::ReactorConfig {
+            max_events_per_tick: self.max_io_events_per_tick,
+            max_events_per_busy_tick: self
+                .max_io_events_per_busy_tick
+                .unwrap_or(self.max_io_events_per_tick),
+        };
         let io = if self.reactor_thread {
-            rt_io::Driver::start()?
+            rt_io::Driver::start_with(reactor)?
         } else {
             // One reactor shard per worker (see `rt_io::Driver::start_on_workers`).
-            rt_io::Driver::start_on_workers(workers)?
+            rt_io::Driver::start_on_workers_with(workers, reactor)?
         };
         // The hooks need the handle, which needs the schedulers: tie the knot through a cell
         // that is filled before any runtime thread starts. It holds a `Weak`: the blocking pool

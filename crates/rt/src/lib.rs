@@ -78,7 +78,9 @@ pub use unhandled::UnhandledPanic;
 
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::macros::{thread_rng_n, Disabled, JoinRotator, MaybeDone, Out};
+    pub use crate::macros::{
+        poll_budget_available, thread_rng_n, Disabled, JoinRotator, MaybeDone, Out,
+    };
     pub use rt_macros::select_clean_pattern;
 }
 

@@ -57,7 +57,7 @@
 
 pub use rt_io::net::{
     lookup_host, TcpListener, TcpSocket, TcpStream, ToSocketAddrs, UdpSocket, UnixDatagram,
-    UnixListener, UnixStream,
+    UnixListener, UnixSocket, UnixStream,
 };
 
 /// TCP stream halves: [`TcpStream::split`] and [`TcpStream::into_split`].
@@ -65,9 +65,10 @@ pub mod tcp {
     pub use rt_io::net::tcp::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, ReuniteError, WriteHalf};
 }
 
-/// Unix-domain sockets: stream halves, addresses and peer credentials.
+/// Unix-domain sockets: stream halves, addresses and peer credentials, and pipes and FIFOs
+/// ([`unix::pipe`]).
 pub mod unix {
     pub use rt_io::net::unix::{
-        OwnedReadHalf, OwnedWriteHalf, ReadHalf, ReuniteError, SocketAddr, UCred, WriteHalf,
+        pipe, OwnedReadHalf, OwnedWriteHalf, ReadHalf, ReuniteError, SocketAddr, UCred, WriteHalf,
     };
 }

@@ -90,3 +90,73 @@ fn sixty_four_branches() {
         assert_eq!(v, 0, "biased: the first ready branch wins");
     });
 }
+
+/// A disabled branch whose future's output nothing else decides (`poll_fn(|_| panic!())`):
+/// its type falls back to `()`, as with tokio.
+#[test]
+fn disabled_branch_with_an_undecided_output() {
+    support::current_thread().block_on(async {
+        let f = std::future::poll_fn(|_| panic!());
+        let v = rt::select! {
+            _ = f, if false => unreachable!(),
+            v = async { 3 } => v,
+        };
+        assert_eq!(v, 3);
+    });
+}
+
+/// `ref mut` in a branch pattern binds the output mutably.
+#[test]
+fn ref_mut_pattern() {
+    support::current_thread().block_on(async {
+        let got = rt::select! {
+            Some(ref mut s) = async { Some("1".to_string()) } => {
+                s.push('2');
+                s.clone()
+            },
+        };
+        assert_eq!(got, "12");
+    });
+}
+
+/// A temporary borrowed in a branch's expression lives until the select is done.
+#[test]
+fn temporary_borrowed_in_a_branch() {
+    support::current_thread().block_on(async {
+        let v = rt::select! {
+            v = &mut std::future::ready(5) => v,
+        };
+        assert_eq!(v, 5);
+    });
+}
+
+/// A task whose budget is spent yields at a `select!` before polling any branch, even one
+/// that is ready, as tokio's does.
+#[test]
+fn select_yields_when_the_budget_is_spent() {
+    use std::future::Future;
+    use std::task::{Context, Poll};
+    support::current_thread().block_on(async {
+        let waker = std::task::Waker::noop();
+        let mut cx = Context::from_waker(waker);
+        let mut spent = 0;
+        loop {
+            let mut sel = std::pin::pin!(async {
+                rt::select! {
+                    biased;
+                    () = rt::task::coop::consume_budget() => true,
+                    () = std::future::ready(()) => false,
+                }
+            });
+            match sel.as_mut().poll(&mut cx) {
+                Poll::Ready(consumed) => {
+                    assert!(consumed, "the budget branch finishes while budget is left");
+                    spent += 1;
+                    assert!(spent <= 1024, "the budget never ran out");
+                }
+                Poll::Pending => break,
+            }
+        }
+        assert!(spent > 0);
+    });
+}

@@ -52,9 +52,45 @@ impl<T: AsRawFd> AsyncFd<T> {
         AsyncFd::try_with_interest(inner, interest).map_err(io::Error::from)
     }
 
+    /// Registers `inner` for reading and writing with the current reactor, handing it back
+    /// when registering fails (tokio 1.5x's constructor; [`AsyncFd::new`] is the same without
+    /// the `unsafe` contract).
+    ///
+    /// # Safety
+    ///
+    /// `inner.as_raw_fd()` must be an open file descriptor that stays open, refers to the same
+    /// open file description and is returned by every `as_raw_fd` call until the `AsyncFd` is
+    /// dropped, forgotten or taken apart by [`AsyncFd::into_inner`]: the reactor deregisters
+    /// that fd then, and an fd closed or reused in between would deregister someone else's.
+    ///
+    /// # Panics
+    ///
+    /// Outside an rt runtime.
+    #[track_caller]
+    pub unsafe fn register(inner: T) -> Result<AsyncFd<T>, AsyncFdRegisterError<T>> {
+        AsyncFd::try_with_interest(inner, Interest::READABLE | Interest::WRITABLE)
+    }
+
+    /// [`AsyncFd::register`] for `interest`.
+    ///
+    /// # Safety
+    ///
+    /// As [`AsyncFd::register`].
+    ///
+    /// # Panics
+    ///
+    /// Outside an rt runtime.
+    #[track_caller]
+    pub unsafe fn register_with_interest(
+        inner: T,
+        interest: Interest,
+    ) -> Result<AsyncFd<T>, AsyncFdRegisterError<T>> {
+        AsyncFd::try_with_interest(inner, interest)
+    }
+
     /// [`AsyncFd::new`] that hands `inner` back when registering fails.
     #[track_caller]
-    pub fn try_new(inner: T) -> Result<AsyncFd<T>, AsyncFdTryNewError<T>> {
+    pub fn try_new(inner: T) -> Result<AsyncFd<T>, AsyncFdRegisterError<T>> {
         AsyncFd::try_with_interest(inner, Interest::READABLE | Interest::WRITABLE)
     }
 
@@ -63,7 +99,7 @@ impl<T: AsRawFd> AsyncFd<T> {
     pub fn try_with_interest(
         inner: T,
         interest: Interest,
-    ) -> Result<AsyncFd<T>, AsyncFdTryNewError<T>> {
+    ) -> Result<AsyncFd<T>, AsyncFdRegisterError<T>> {
         let handle = Handle::current();
         let fd = inner.as_raw_fd();
         match Registration::new(&mut SourceFd(&fd), fd, interest, handle) {
@@ -71,7 +107,7 @@ impl<T: AsRawFd> AsyncFd<T> {
                 inner: Some(inner),
                 registration,
             }),
-            Err(cause) => Err(AsyncFdTryNewError { inner, cause }),
+            Err(cause) => Err(AsyncFdRegisterError { inner, cause }),
         }
     }
 
@@ -222,6 +258,28 @@ impl<T: AsRawFd> AsyncFd<T> {
         self.registration.async_io(interest, || f(inner)).await
     }
 
+    /// One attempt without waiting: runs `f` if the readiness word says `interest` is ready,
+    /// else returns `WouldBlock` without calling it; a `WouldBlock` from `f` clears the
+    /// readiness it saw.
+    pub fn try_io<R>(
+        &self,
+        interest: Interest,
+        f: impl FnOnce(&T) -> io::Result<R>,
+    ) -> io::Result<R> {
+        let inner = self.get_ref();
+        self.registration.try_io(interest, || f(inner))
+    }
+
+    /// [`AsyncFd::try_io`] with the value lent mutably.
+    pub fn try_io_mut<R>(
+        &mut self,
+        interest: Interest,
+        f: impl FnOnce(&mut T) -> io::Result<R>,
+    ) -> io::Result<R> {
+        let inner = self.inner.as_mut().expect("AsyncFd without its value");
+        self.registration.try_io(interest, || f(inner))
+    }
+
     /// [`AsyncFd::async_io`] with the value lent mutably.
     ///
     /// # Cancel safety
@@ -236,38 +294,42 @@ impl<T: AsRawFd> AsyncFd<T> {
     }
 }
 
-/// [`AsyncFd::try_new`] or [`AsyncFd::try_with_interest`] failed: the value, and why.
-pub struct AsyncFdTryNewError<T> {
+/// [`AsyncFd::register`] (or `register_with_interest`, `try_new`, `try_with_interest`) failed:
+/// the value, and why.
+pub struct AsyncFdRegisterError<T> {
     inner: T,
     cause: io::Error,
 }
 
-impl<T> AsyncFdTryNewError<T> {
+/// The older name of [`AsyncFdRegisterError`].
+pub type AsyncFdTryNewError<T> = AsyncFdRegisterError<T>;
+
+impl<T> AsyncFdRegisterError<T> {
     /// The value that was to be registered, and the error registering it.
     pub fn into_parts(self) -> (T, io::Error) {
         (self.inner, self.cause)
     }
 }
 
-impl<T> fmt::Display for AsyncFdTryNewError<T> {
+impl<T> fmt::Display for AsyncFdRegisterError<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&self.cause, f)
     }
 }
 
-impl<T> fmt::Debug for AsyncFdTryNewError<T> {
+impl<T> fmt::Debug for AsyncFdRegisterError<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&self.cause, f)
     }
 }
 
-impl<T> std::error::Error for AsyncFdTryNewError<T> {
+impl<T> std::error::Error for AsyncFdRegisterError<T> {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         Some(&self.cause)
     }
 }
 
-impl<T> From<AsyncFdTryNewError<T>> for io::Error {
+impl<T> From<AsyncFdRegisterError<T>> for io::Error {
     fn from(e: AsyncFdTryNewError<T>) -> io::Error {
         e.cause
     }

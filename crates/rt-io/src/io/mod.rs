@@ -12,7 +12,8 @@ mod util;
 
 pub use crate::readiness::{Interest, Ready};
 pub use async_fd::{
-    AsyncFd, AsyncFdReadyGuard, AsyncFdReadyMutGuard, AsyncFdTryNewError, TryIoError,
+    AsyncFd, AsyncFdReadyGuard, AsyncFdReadyMutGuard, AsyncFdRegisterError, AsyncFdTryNewError,
+    TryIoError,
 };
 pub use std::io::{Error, ErrorKind, Result, SeekFrom};
 pub use util::*;

@@ -26,4 +26,4 @@ mod unwind;
 
 pub use tcp::{TcpListener, TcpSocket, TcpStream};
 pub use udp::UdpSocket;
-pub use unix::{UnixDatagram, UnixListener, UnixStream};
+pub use unix::{UnixDatagram, UnixListener, UnixSocket, UnixStream};

@@ -51,7 +51,8 @@ pub use rt_io::io::*;
 /// at `rt::io::AsyncFd`.
 pub mod unix {
     pub use rt_io::io::{
-        AsyncFd, AsyncFdReadyGuard, AsyncFdReadyMutGuard, AsyncFdTryNewError, TryIoError,
+        AsyncFd, AsyncFdReadyGuard, AsyncFdReadyMutGuard, AsyncFdRegisterError, AsyncFdTryNewError,
+        TryIoError,
     };
 }
 

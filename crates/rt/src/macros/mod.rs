@@ -10,4 +10,4 @@ mod select_support;
 
 pub use maybe_done::MaybeDone;
 pub use rotator::JoinRotator;
-pub use select_support::{thread_rng_n, Disabled, Out};
+pub use select_support::{poll_budget_available, thread_rng_n, Disabled, Out};

@@ -26,7 +26,8 @@
 /// 1. Every `if` condition is evaluated; a branch whose condition is false is disabled.
 /// 2. Every future expression is evaluated (`IntoFuture` too), disabled branches' included.
 /// 3. The enabled futures are polled, starting from a random branch on each call (so no branch
-///    starves) or from the first with `biased;`. When one finishes and its output matches its
+///    starves) or from the first with `biased;`; a task whose cooperative budget is spent
+///    yields first, before polling any. When one finishes and its output matches its
 ///    pattern, all futures are dropped and that branch's handler runs with the pattern's
 ///    bindings; if the output does not match, that branch is disabled and the others go on.
 /// 4. If every branch is disabled, the `else` expression runs; without an `else` the macro
@@ -130,17 +131,24 @@ macro_rules! select {
         [$(($fut:ident [$($idx:tt)*] [$p:pat] [$f:expr] [$cond:expr] [$h:expr]))+]
         [$($else_:tt)*]) => {{
         const __N: u32 = $crate::__select_count!($($all)*);
-        let __out = {
+        // `mut`: a `ref mut` pattern borrows the output mutably.
+        #[allow(unused_mut)]
+        let mut __out = {
             let mut __disabled: u64 = 0;
             $(
                 if !$cond {
                     __disabled |= 1u64 << $crate::__select_count!($($idx)*);
                 }
             )+
+            // One tuple expression first, so a temporary borrowed in a branch's expression
+            // (`&mut ready(())`) lives as long as the tuple (temporary lifetime extension),
+            // then each future pinned where it lies.
+            let ($($fut,)+) = ($($f,)+);
             $(
-                let mut $fut = ::core::pin::pin!(::core::future::IntoFuture::into_future($f));
+                let mut $fut = ::core::pin::pin!(::core::future::IntoFuture::into_future($fut));
             )+
             ::core::future::poll_fn(|__cx| {
+                ::core::task::ready!($crate::__private::poll_budget_available(__cx));
                 let __start = if $biased { 0 } else { $crate::__private::thread_rng_n(__N) };
                 let mut __pending = false;
                 for __i in 0..__N {
@@ -149,25 +157,31 @@ macro_rules! select {
                     $(
                         if __k == $crate::__select_count!($($idx)*) {
                             let __bit = 1u64 << $crate::__select_count!($($idx)*);
-                            if __disabled & __bit == 0 {
-                                match ::core::future::Future::poll($fut.as_mut(), __cx) {
-                                    ::core::task::Poll::Ready(__v) => {
-                                        #[allow(unused_variables, unreachable_patterns)]
-                                        let __matches = match &__v {
-                                            $crate::__private::select_clean_pattern!($p) => true,
-                                            _ => false,
-                                        };
-                                        if __matches {
-                                            return ::core::task::Poll::Ready(
-                                                $crate::__select_nest!([$($idx)*]
-                                                    $crate::__private::Out::Here(__v)),
-                                            );
-                                        }
-                                        __disabled |= __bit;
-                                    }
-                                    ::core::task::Poll::Pending => __pending = true,
-                                }
+                            if __disabled & __bit != 0 {
+                                continue;
                             }
+                            // `continue` in the `Pending` arm makes the output's type a
+                            // diverging one, which falls back to `()` when nothing else
+                            // decides it (a `poll_fn(|_| panic!())` in a disabled branch).
+                            let __v = match ::core::future::Future::poll($fut.as_mut(), __cx) {
+                                ::core::task::Poll::Ready(__v) => __v,
+                                ::core::task::Poll::Pending => {
+                                    __pending = true;
+                                    continue;
+                                }
+                            };
+                            #[allow(unused_variables, unreachable_patterns)]
+                            let __matches = match &__v {
+                                $crate::__private::select_clean_pattern!($p) => true,
+                                _ => false,
+                            };
+                            if __matches {
+                                return ::core::task::Poll::Ready(
+                                    $crate::__select_nest!([$($idx)*]
+                                        $crate::__private::Out::Here(__v)),
+                                );
+                            }
+                            __disabled |= __bit;
                             continue;
                         }
                     )+

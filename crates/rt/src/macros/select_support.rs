@@ -1,7 +1,8 @@
 //! What `select!` expansions name through `$crate::__private`: the nested output enum, the
-//! "all branches disabled" marker and the thread-local random start branch.
+//! "all branches disabled" marker, the budget check and the thread-local random start branch.
 
 use std::cell::Cell;
+use std::task::{Context, Poll};
 
 /// The output of one `select!` call: branch `k` finished with `There^k(Here(value))`, and
 /// `There^n(Disabled)` means every branch was disabled. Nesting instead of one generated enum
@@ -19,6 +20,19 @@ pub enum Out<A, R> {
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct Disabled;
+
+/// `Pending` (with the task woken to come back) when the task's cooperative budget is spent:
+/// a `select!` then yields before polling any branch, as tokio's does, since its budget-aware
+/// branches would yield anyway and the others do not cooperate. Not part of the public API.
+#[doc(hidden)]
+pub fn poll_budget_available(cx: &mut Context<'_>) -> Poll<()> {
+    if rt_core::coop::has_budget_remaining() {
+        Poll::Ready(())
+    } else {
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
 
 rt_core::sync::thread_local! {
     static RNG: Cell<u32> = const { Cell::new(0) };

@@ -79,10 +79,17 @@ impl TcpStream {
     }
 
     /// A stream `accept` returned: registered near the CPU that received its packets
-    /// (`SO_INCOMING_CPU`, see `Handle::shard_near_cpu`).
+    /// (`SO_INCOMING_CPU`, see `Handle::shard_near_cpu`), and assumed readable and writable,
+    /// so its first read and write try the socket (the peer may have sent before the accept)
+    /// instead of waiting for the reactor's first event.
     pub(crate) fn from_accepted(sys: mio::net::TcpStream) -> io::Result<TcpStream> {
         let cpu = raw_socket::incoming_cpu(sys.as_raw_fd());
-        TcpStream::from_mio_near_cpu(sys, cpu)
+        let stream = TcpStream::from_mio_near_cpu(sys, cpu)?;
+        stream
+            .io
+            .registration()
+            .assume_ready(crate::io::Ready::READABLE | crate::io::Ready::WRITABLE);
+        Ok(stream)
     }
 
     fn from_mio_near_cpu(sys: mio::net::TcpStream, cpu: Option<usize>) -> io::Result<TcpStream> {

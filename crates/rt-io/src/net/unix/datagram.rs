@@ -30,9 +30,15 @@ pub struct UnixDatagram {
 }
 
 impl UnixDatagram {
-    /// Binds to the socket file `path` (which must not exist).
+    /// Binds to the socket file `path` (which must not exist). A path that starts with a NUL
+    /// byte names a Linux abstract socket instead (the rest of the path is its name), as in
+    /// tokio.
     pub fn bind(path: impl AsRef<Path>) -> io::Result<UnixDatagram> {
-        UnixDatagram::from_mio(mio::net::UnixDatagram::bind(path)?)
+        let sys = match super::abstract_addr(path.as_ref())? {
+            Some(addr) => mio::net::UnixDatagram::bind_addr(&addr)?,
+            None => mio::net::UnixDatagram::bind(path)?,
+        };
+        UnixDatagram::from_mio(sys)
     }
 
     /// A socket bound to no address: it can send, and receive replies only once connected.
@@ -43,7 +49,11 @@ impl UnixDatagram {
     /// A connected pair of sockets.
     pub fn pair() -> io::Result<(UnixDatagram, UnixDatagram)> {
         let (a, b) = mio::net::UnixDatagram::pair()?;
-        Ok((UnixDatagram::from_mio(a)?, UnixDatagram::from_mio(b)?))
+        let (a, b) = (UnixDatagram::from_mio(a)?, UnixDatagram::from_mio(b)?);
+        // Fresh buffers: both ends can send now, and receive only once the peer sends.
+        a.io.registration().assume_ready(crate::io::Ready::WRITABLE);
+        b.io.registration().assume_ready(crate::io::Ready::WRITABLE);
+        Ok((a, b))
     }
 
     fn from_mio(sys: mio::net::UnixDatagram) -> io::Result<UnixDatagram> {
@@ -58,21 +68,25 @@ impl UnixDatagram {
         UnixDatagram::from_mio(mio::net::UnixDatagram::from_std(socket))
     }
 
-    /// Sets the default destination of [`UnixDatagram::send`].
+    /// Sets the default destination of [`UnixDatagram::send`]: a socket file, or an abstract
+    /// name when `path` starts with a NUL byte.
     pub fn connect(&self, path: impl AsRef<Path>) -> io::Result<()> {
-        self.io.get_ref().connect(path)
+        super::socket::connect_path(self.io.get_ref().as_raw_fd(), path.as_ref())
     }
 
-    /// Sends `buf` to the socket at `path`.
+    /// Sends `buf` to the socket at `path` (a socket file, or an abstract name when `path`
+    /// starts with a NUL byte).
     ///
     /// # Cancel safety
     /// Cancel safe: if dropped before it completes, no datagram was sent.
     pub async fn send_to(&self, buf: &[u8], path: impl AsRef<Path>) -> io::Result<usize> {
-        let sys = self.io.get_ref();
+        let fd = self.io.get_ref().as_raw_fd();
         let path = path.as_ref();
         self.io
             .registration()
-            .async_io(Interest::WRITABLE, || sys.send_to(buf, path))
+            .async_io(Interest::WRITABLE, || {
+                super::socket::send_to_path(fd, buf, path)
+            })
             .await
     }
 
@@ -122,11 +136,11 @@ impl UnixDatagram {
 
     /// Sends `buf` to the socket at `path` if the socket is writable now (`WouldBlock` if not).
     pub fn try_send_to(&self, buf: &[u8], path: impl AsRef<Path>) -> io::Result<usize> {
-        let sys = self.io.get_ref();
+        let fd = self.io.get_ref().as_raw_fd();
         let path = path.as_ref();
-        self.io
-            .registration()
-            .try_io(Interest::WRITABLE, || sys.send_to(buf, path))
+        self.io.registration().try_io(Interest::WRITABLE, || {
+            super::socket::send_to_path(fd, buf, path)
+        })
     }
 
     /// Receives a datagram if one is queued now (`WouldBlock` if not).
@@ -206,9 +220,10 @@ impl UnixDatagram {
         buf: &[u8],
         path: impl AsRef<Path>,
     ) -> Poll<io::Result<usize>> {
-        let sys = self.io.get_ref();
+        let fd = self.io.get_ref().as_raw_fd();
         let path = path.as_ref();
-        self.io.poll_write_io(cx, || sys.send_to(buf, path))
+        self.io
+            .poll_write_io(cx, || super::socket::send_to_path(fd, buf, path))
     }
 
     /// Polls receiving a datagram into `buf`'s unfilled part. Only the last task to poll is

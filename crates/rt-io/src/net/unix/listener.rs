@@ -54,7 +54,7 @@ impl UnixListener {
             .registration()
             .async_io(Interest::READABLE, || sys.accept())
             .await?;
-        Ok((UnixStream::from_mio(stream)?, peer))
+        Ok((UnixStream::from_accepted(stream)?, peer))
     }
 
     /// Polls for the next connection (the `Stream` form of [`UnixListener::accept`], as in
@@ -65,7 +65,7 @@ impl UnixListener {
     ) -> std::task::Poll<io::Result<(UnixStream, SocketAddr)>> {
         let sys = self.io.get_ref();
         let (stream, peer) = std::task::ready!(self.io.poll_read_io(cx, || sys.accept()))?;
-        std::task::Poll::Ready(Ok((UnixStream::from_mio(stream)?, peer)))
+        std::task::Poll::Ready(Ok((UnixStream::from_accepted(stream)?, peer)))
     }
 
     /// The address the listener is bound to.

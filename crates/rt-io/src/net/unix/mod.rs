@@ -1,13 +1,17 @@
-//! Unix-domain sockets: [`UnixListener`], [`UnixStream`], [`UnixDatagram`].
+//! Unix-domain sockets: [`UnixListener`], [`UnixStream`], [`UnixDatagram`], [`UnixSocket`]
+//! (an unbound socket, to bind before it listens or connects).
 
 mod datagram;
 mod listener;
+pub mod pipe;
+mod socket;
 mod split;
 mod stream;
 mod ucred;
 
 pub use datagram::UnixDatagram;
 pub use listener::UnixListener;
+pub use socket::UnixSocket;
 pub use split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, ReuniteError, WriteHalf};
 pub use std::os::unix::net::SocketAddr;
 pub use stream::UnixStream;

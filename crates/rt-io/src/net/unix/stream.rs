@@ -37,7 +37,7 @@ impl UnixStream {
     }
 
     /// Waits for a connect started on `sys` to finish, and reports its error.
-    async fn finish_connect(sys: mio::net::UnixStream) -> io::Result<UnixStream> {
+    pub(crate) async fn finish_connect(sys: mio::net::UnixStream) -> io::Result<UnixStream> {
         let stream = UnixStream::from_mio(sys)?;
         let reg = stream.io.registration();
         reg.ready(Interest::WRITABLE).await?;
@@ -50,7 +50,22 @@ impl UnixStream {
     /// A connected pair of streams.
     pub fn pair() -> io::Result<(UnixStream, UnixStream)> {
         let (a, b) = mio::net::UnixStream::pair()?;
-        Ok((UnixStream::from_mio(a)?, UnixStream::from_mio(b)?))
+        let (a, b) = (UnixStream::from_mio(a)?, UnixStream::from_mio(b)?);
+        // Fresh buffers: both ends writable now, readable only once the peer writes.
+        a.io.registration().assume_ready(crate::io::Ready::WRITABLE);
+        b.io.registration().assume_ready(crate::io::Ready::WRITABLE);
+        Ok((a, b))
+    }
+
+    /// A stream `accept` returned, assumed readable and writable (see
+    /// `TcpStream::from_accepted`).
+    pub(crate) fn from_accepted(sys: mio::net::UnixStream) -> io::Result<UnixStream> {
+        let stream = UnixStream::from_mio(sys)?;
+        stream
+            .io
+            .registration()
+            .assume_ready(crate::io::Ready::READABLE | crate::io::Ready::WRITABLE);
+        Ok(stream)
     }
 
     pub(crate) fn from_mio(sys: mio::net::UnixStream) -> io::Result<UnixStream> {
