@@ -44,7 +44,14 @@ mod stdio;
 
 pub use stdio::{stderr, stdin, stdout, Stderr, Stdin, Stdout};
 
-pub use rt_io::io::*;
+pub use rt_io::io::{
+    copy, copy_bidirectional, copy_bidirectional_with_sizes, copy_buf, duplex, empty, join, repeat,
+    simplex, sink, split, AsyncBufRead, AsyncBufReadExt, AsyncFd, AsyncFdReadyGuard,
+    AsyncFdReadyMutGuard, AsyncFdRegisterError, AsyncFdTryNewError, AsyncRead, AsyncReadExt,
+    AsyncSeek, AsyncSeekExt, AsyncWrite, AsyncWriteExt, BufReader, BufStream, BufWriter, Chain,
+    DuplexStream, Empty, Error, ErrorKind, Interest, Join, Lines, ReadBuf, ReadHalf, Ready, Repeat,
+    Result, SeekFrom, SimplexStream, Sink, Split, Take, TryIoError, WriteHalf,
+};
 
 /// tokio's `tokio::io::unix`: readiness for a file descriptor the caller does its own IO on
 /// (`use tokio::io::unix::AsyncFd` becomes `use rt::io::unix::AsyncFd`). The same types are also
