@@ -417,9 +417,8 @@ impl<S: Schedule> OwnedTasks<S> {
             }
             // The store, then the read of `closed`, against the close's store of `closed`, then
             // its swaps (module docs): the light half of an asymmetric barrier pair, a compiler
-            // fence where the close pays a `membarrier` (`crate::asym`). Until issue 14 this was
-            // a SeqCst swap, an `xchg` that drained the store buffer (the new cell's fresh
-            // writes) on every spawn.
+            // fence where the close pays a `membarrier` (`crate::asym`), so a spawn does not
+            // drain the store buffer (the new cell's fresh writes) as a SeqCst swap would.
             crate::asym::light();
             // SeqCst: a plain load on x86, and what loom needs to honour the fences.
             if !self.closed.load(Ordering::SeqCst) {

@@ -468,7 +468,7 @@ impl Recorder {
     /// Records a stall of worker `worker`'s poll of `task_id`, running for `elapsed` so far
     /// (`ended`: the follow-up when it has returned). Called by the stall monitor; shown as an
     /// instant on the calling thread's track, with the worker, task and time in its args.
-    #[allow(dead_code)] // The stall monitor (issue 11) calls it.
+    #[allow(dead_code)] // The stall monitor calls it.
     pub(crate) fn record_stall(&self, worker: usize, task_id: u64, elapsed: Duration, ended: bool) {
         let ms = u32::try_from(elapsed.as_millis()).unwrap_or(u32::MAX >> 1);
         self.remote(
