@@ -14,6 +14,10 @@
 #[macro_use]
 mod value_error;
 
+// The lock guards' shared `map`/`try_map` and trait impls (before the locks that use them).
+#[macro_use]
+mod guard;
+
 // Locks and coordination (semaphore is the base the locks are built on).
 pub mod barrier;
 pub mod cancellation_token;

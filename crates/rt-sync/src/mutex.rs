@@ -115,7 +115,6 @@ use std::fmt;
 use std::future::Future;
 use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
-use std::ops::{Deref, DerefMut};
 use std::pin::Pin;
 use std::ptr::NonNull;
 // A user-owned `Arc` receiver must be std's: see `rt_core::sync::StdArc`.
@@ -368,56 +367,21 @@ impl<'a, T> MutexGuard<'a, T> {
         this.lock
     }
 
-    /// Narrows the guard to a part of the data; the lock stays held by the result.
-    pub fn map<U: ?Sized>(this: Self, f: impl FnOnce(&mut T) -> &mut U) -> MappedMutexGuard<'a, U> {
-        match Self::try_map(this, |t| Some(f(t))) {
-            Ok(guard) => guard,
-            Err(_) => unreachable!("the closure gave `Some`"),
+    map_fns!(mut
+        /// Narrows the guard to a part of the data; the lock stays held by the result.
+        fn map,
+        /// [`MutexGuard::map`] that may fail: `Err` gives the guard back unchanged.
+        fn try_map,
+        <U> T => MappedMutexGuard<'a, U>,
+        |this, data| {
+            let this = ManuallyDrop::new(this);
+            MappedMutexGuard {
+                raw: &this.lock.raw,
+                data,
+                _marker: PhantomData,
+            }
         }
-    }
-
-    /// [`MutexGuard::map`] that may fail: `Err` gives the guard back unchanged.
-    pub fn try_map<U: ?Sized>(
-        mut this: Self,
-        f: impl FnOnce(&mut T) -> Option<&mut U>,
-    ) -> Result<MappedMutexGuard<'a, U>, Self> {
-        let Some(data) = f(&mut *this).map(|u| u as *mut U) else {
-            return Err(this);
-        };
-        let this = ManuallyDrop::new(this);
-        Ok(MappedMutexGuard {
-            raw: &this.lock.raw,
-            data,
-            _marker: PhantomData,
-        })
-    }
-}
-
-impl<T> Deref for MutexGuard<'_, T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // SAFETY: the guard holds the lock, so no `&mut T` exists elsewhere.
-        unsafe { &*self.lock.data() }
-    }
-}
-
-impl<T> DerefMut for MutexGuard<'_, T> {
-    fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: the guard holds the lock and `&mut self` makes this the only access.
-        unsafe { &mut *self.lock.data() }
-    }
-}
-
-impl<T> Drop for MutexGuard<'_, T> {
-    fn drop(&mut self) {
-        self.lock.raw.unlock();
-    }
-}
-
-impl<T: fmt::Debug> fmt::Debug for MutexGuard<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&**self, f)
-    }
+    );
 }
 
 /// Holds a [`Mutex`] behind an `Arc` locked; `'static`, so it can move into a spawned task.
@@ -435,65 +399,20 @@ impl<T> OwnedMutexGuard<T> {
         &this.lock
     }
 
-    /// Moves the `Arc` out without unlocking.
-    fn into_lock(this: Self) -> Arc<Mutex<T>> {
-        let this = ManuallyDrop::new(this);
-        // SAFETY: `this` is never used or dropped again, so the `Arc` is moved out exactly once.
-        unsafe { std::ptr::read(&this.lock) }
-    }
+    into_lock!(Arc<Mutex<T>>);
 
-    /// Narrows the guard to a part of the data; the lock stays held by the result.
-    pub fn map<U: ?Sized>(
-        this: Self,
-        f: impl FnOnce(&mut T) -> &mut U,
-    ) -> OwnedMappedMutexGuard<T, U> {
-        match Self::try_map(this, |t| Some(f(t))) {
-            Ok(guard) => guard,
-            Err(_) => unreachable!("the closure gave `Some`"),
-        }
-    }
-
-    /// [`OwnedMutexGuard::map`] that may fail: `Err` gives the guard back unchanged.
-    pub fn try_map<U: ?Sized>(
-        mut this: Self,
-        f: impl FnOnce(&mut T) -> Option<&mut U>,
-    ) -> Result<OwnedMappedMutexGuard<T, U>, Self> {
-        let Some(data) = f(&mut *this).map(|u| u as *mut U) else {
-            return Err(this);
-        };
-        Ok(OwnedMappedMutexGuard {
+    map_fns!(mut
+        /// Narrows the guard to a part of the data; the lock stays held by the result.
+        fn map,
+        /// [`OwnedMutexGuard::map`] that may fail: `Err` gives the guard back unchanged.
+        fn try_map,
+        <U> T => OwnedMappedMutexGuard<T, U>,
+        |this, data| OwnedMappedMutexGuard {
             lock: OwnedMutexGuard::into_lock(this),
             data,
             _marker: PhantomData,
-        })
-    }
-}
-
-impl<T> Deref for OwnedMutexGuard<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // SAFETY: the guard holds the lock, so no `&mut T` exists elsewhere.
-        unsafe { &*self.lock.data() }
-    }
-}
-
-impl<T> DerefMut for OwnedMutexGuard<T> {
-    fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: the guard holds the lock and `&mut self` makes this the only access.
-        unsafe { &mut *self.lock.data() }
-    }
-}
-
-impl<T> Drop for OwnedMutexGuard<T> {
-    fn drop(&mut self) {
-        self.lock.raw.unlock();
-    }
-}
-
-impl<T: fmt::Debug> fmt::Debug for OwnedMutexGuard<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&**self, f)
-    }
+        }
+    );
 }
 
 /// A [`MutexGuard`] narrowed by [`MutexGuard::map`] to a part of the data.
@@ -510,56 +429,21 @@ unsafe impl<T: ?Sized + Send> Send for MappedMutexGuard<'_, T> {}
 unsafe impl<T: ?Sized + Send + Sync> Sync for MappedMutexGuard<'_, T> {}
 
 impl<'a, T: ?Sized> MappedMutexGuard<'a, T> {
-    /// Narrows the guard further.
-    pub fn map<U: ?Sized>(this: Self, f: impl FnOnce(&mut T) -> &mut U) -> MappedMutexGuard<'a, U> {
-        match Self::try_map(this, |t| Some(f(t))) {
-            Ok(guard) => guard,
-            Err(_) => unreachable!("the closure gave `Some`"),
+    map_fns!(mut
+        /// Narrows the guard further.
+        fn map,
+        /// [`MappedMutexGuard::map`] that may fail: `Err` gives the guard back unchanged.
+        fn try_map,
+        <U> T => MappedMutexGuard<'a, U>,
+        |this, data| {
+            let this = ManuallyDrop::new(this);
+            MappedMutexGuard {
+                raw: this.raw,
+                data,
+                _marker: PhantomData,
+            }
         }
-    }
-
-    /// [`MappedMutexGuard::map`] that may fail: `Err` gives the guard back unchanged.
-    pub fn try_map<U: ?Sized>(
-        mut this: Self,
-        f: impl FnOnce(&mut T) -> Option<&mut U>,
-    ) -> Result<MappedMutexGuard<'a, U>, Self> {
-        let Some(data) = f(&mut *this).map(|u| u as *mut U) else {
-            return Err(this);
-        };
-        let this = ManuallyDrop::new(this);
-        Ok(MappedMutexGuard {
-            raw: this.raw,
-            data,
-            _marker: PhantomData,
-        })
-    }
-}
-
-impl<T: ?Sized> Deref for MappedMutexGuard<'_, T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // SAFETY: `data` came from a locked guard whose lock this guard still holds.
-        unsafe { &*self.data }
-    }
-}
-
-impl<T: ?Sized> DerefMut for MappedMutexGuard<'_, T> {
-    fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: as in `deref`, and `&mut self` makes this the only access.
-        unsafe { &mut *self.data }
-    }
-}
-
-impl<T: ?Sized> Drop for MappedMutexGuard<'_, T> {
-    fn drop(&mut self) {
-        self.raw.unlock();
-    }
-}
-
-impl<T: ?Sized + fmt::Debug> fmt::Debug for MappedMutexGuard<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&**self, f)
-    }
+    );
 }
 
 /// An [`OwnedMutexGuard`] narrowed by [`OwnedMutexGuard::map`] to a part `U` of the data.
@@ -582,66 +466,30 @@ impl<T, U: ?Sized> OwnedMappedMutexGuard<T, U> {
         &this.lock
     }
 
-    /// Moves the `Arc` out without unlocking.
-    fn into_lock(this: Self) -> Arc<Mutex<T>> {
-        let this = ManuallyDrop::new(this);
-        // SAFETY: `this` is never used or dropped again, so the `Arc` is moved out exactly once.
-        unsafe { std::ptr::read(&this.lock) }
-    }
+    into_lock!(Arc<Mutex<T>>);
 
-    /// Narrows the guard further.
-    pub fn map<V: ?Sized>(
-        this: Self,
-        f: impl FnOnce(&mut U) -> &mut V,
-    ) -> OwnedMappedMutexGuard<T, V> {
-        match Self::try_map(this, |t| Some(f(t))) {
-            Ok(guard) => guard,
-            Err(_) => unreachable!("the closure gave `Some`"),
-        }
-    }
-
-    /// [`OwnedMappedMutexGuard::map`] that may fail: `Err` gives the guard back unchanged.
-    pub fn try_map<V: ?Sized>(
-        mut this: Self,
-        f: impl FnOnce(&mut U) -> Option<&mut V>,
-    ) -> Result<OwnedMappedMutexGuard<T, V>, Self> {
-        let Some(data) = f(&mut *this).map(|v| v as *mut V) else {
-            return Err(this);
-        };
-        Ok(OwnedMappedMutexGuard {
+    map_fns!(mut
+        /// Narrows the guard further.
+        fn map,
+        /// [`OwnedMappedMutexGuard::map`] that may fail: `Err` gives the guard back unchanged.
+        fn try_map,
+        <V> U => OwnedMappedMutexGuard<T, V>,
+        |this, data| OwnedMappedMutexGuard {
             lock: OwnedMappedMutexGuard::into_lock(this),
             data,
             _marker: PhantomData,
-        })
-    }
+        }
+    );
 }
 
-impl<T, U: ?Sized> Deref for OwnedMappedMutexGuard<T, U> {
-    type Target = U;
-    fn deref(&self) -> &U {
-        // SAFETY: `data` came from a locked guard whose lock this guard still holds.
-        unsafe { &*self.data }
-    }
-}
-
-impl<T, U: ?Sized> DerefMut for OwnedMappedMutexGuard<T, U> {
-    fn deref_mut(&mut self) -> &mut U {
-        // SAFETY: as in `deref`, and `&mut self` makes this the only access.
-        unsafe { &mut *self.data }
-    }
-}
-
-impl<T, U: ?Sized> Drop for OwnedMappedMutexGuard<T, U> {
-    fn drop(&mut self) {
-        self.lock.raw.unlock();
-    }
-}
-
-impl<T, U: ?Sized + fmt::Debug> fmt::Debug for OwnedMappedMutexGuard<T, U> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&**self, f)
-    }
-}
+guard_impls!(['a, T] MutexGuard<'a, T> => T, |g| g.lock.data(), release g.lock.raw.unlock());
+guard_impls!([T] OwnedMutexGuard<T> => T, |g| g.lock.data(), release g.lock.raw.unlock());
+guard_impls!(['a, T: ?Sized] MappedMutexGuard<'a, T> => T, |g| g.data, release g.raw.unlock());
+guard_impls!([T, U: ?Sized] OwnedMappedMutexGuard<T, U> => U, |g| g.data, release g.lock.raw.unlock());
+guard_mut!(['a, T] MutexGuard<'a, T> => T, |g| g.lock.data());
+guard_mut!([T] OwnedMutexGuard<T> => T, |g| g.lock.data());
+guard_mut!(['a, T: ?Sized] MappedMutexGuard<'a, T> => T, |g| g.data);
+guard_mut!([T, U: ?Sized] OwnedMappedMutexGuard<T, U> => U, |g| g.data);
 
 impl RawMutex {
     /// Rule 1: takes the lock if `LOCKED` is clear, waiters or not.

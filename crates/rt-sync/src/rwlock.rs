@@ -11,8 +11,6 @@ use rt_core::sync::UnsafeCell;
 use std::fmt;
 use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
-use std::ops::{Deref, DerefMut};
-use std::ptr;
 // A user-owned `Arc` receiver must be std's: see `rt_core::sync::StdArc`.
 use rt_core::sync::StdArc as Arc;
 
@@ -264,26 +262,15 @@ impl<'a, T: ?Sized> RwLockReadGuard<'a, T> {
         }
     }
 
-    /// Narrows the guard to a part of the data (tokio's `RwLockReadGuard::map`); the lock stays
-    /// held for reading until the new guard drops.
-    pub fn map<U: ?Sized>(this: Self, f: impl FnOnce(&T) -> &U) -> RwLockReadGuard<'a, U> {
-        match Self::try_map(this, |t| Some(f(t))) {
-            Ok(guard) => guard,
-            Err(_) => unreachable!("the closure gave `Some`"),
-        }
-    }
-
-    /// [`RwLockReadGuard::map`] that may fail: `Err` gives the guard back unchanged.
-    pub fn try_map<U: ?Sized>(
-        this: Self,
-        f: impl FnOnce(&T) -> Option<&U>,
-    ) -> Result<RwLockReadGuard<'a, U>, Self> {
-        let Some(data) = f(&*this).map(|u| u as *const U) else {
-            return Err(this);
-        };
-        let this = ManuallyDrop::new(this);
-        Ok(RwLockReadGuard::new(this.s, data))
-    }
+    map_fns!(ref
+        /// Narrows the guard to a part of the data (tokio's `RwLockReadGuard::map`); the lock
+        /// stays held for reading until the new guard drops.
+        fn map,
+        /// [`RwLockReadGuard::map`] that may fail: `Err` gives the guard back unchanged.
+        fn try_map,
+        <U> T => RwLockReadGuard<'a, U>,
+        |this, data| RwLockReadGuard::new(ManuallyDrop::new(this).s, data)
+    );
 }
 
 /// Exclusive access to an [`RwLock`]; released on drop. [`RwLockWriteGuard::downgrade`] turns it
@@ -329,28 +316,17 @@ impl<'a, T: ?Sized> RwLockWriteGuard<'a, T> {
         }
     }
 
-    /// Narrows the guard to a part of the data, still held for writing.
-    pub fn map<U: ?Sized>(
-        this: Self,
-        f: impl FnOnce(&mut T) -> &mut U,
-    ) -> RwLockMappedWriteGuard<'a, U> {
-        match Self::try_map(this, |t| Some(f(t))) {
-            Ok(guard) => guard,
-            Err(_) => unreachable!("the closure gave `Some`"),
+    map_fns!(mut
+        /// Narrows the guard to a part of the data, still held for writing.
+        fn map,
+        /// [`RwLockWriteGuard::map`] that may fail: `Err` gives the guard back unchanged.
+        fn try_map,
+        <U> T => RwLockMappedWriteGuard<'a, U>,
+        |this, data| {
+            let this = ManuallyDrop::new(this);
+            RwLockMappedWriteGuard::new(this.s, data, this.permits)
         }
-    }
-
-    /// [`RwLockWriteGuard::map`] that may fail: `Err` gives the guard back unchanged.
-    pub fn try_map<U: ?Sized>(
-        mut this: Self,
-        f: impl FnOnce(&mut T) -> Option<&mut U>,
-    ) -> Result<RwLockMappedWriteGuard<'a, U>, Self> {
-        let Some(data) = f(&mut *this).map(|u| u as *mut U) else {
-            return Err(this);
-        };
-        let this = ManuallyDrop::new(this);
-        Ok(RwLockMappedWriteGuard::new(this.s, data, this.permits))
-    }
+    );
 
     /// The same guard as a mapped one (a type some code wants).
     pub fn into_mapped(this: Self) -> RwLockMappedWriteGuard<'a, T> {
@@ -366,28 +342,14 @@ impl<'a, T: ?Sized> RwLockWriteGuard<'a, T> {
         RwLockReadGuard::new(this.s, this.data)
     }
 
-    /// [`RwLockWriteGuard::downgrade`] to a part of the data.
-    pub fn downgrade_map<U: ?Sized>(
-        this: Self,
-        f: impl FnOnce(&T) -> &U,
-    ) -> RwLockReadGuard<'a, U> {
-        match Self::try_downgrade_map(this, |t| Some(f(t))) {
-            Ok(guard) => guard,
-            Err(_) => unreachable!("the closure gave `Some`"),
-        }
-    }
-
-    /// [`RwLockWriteGuard::downgrade_map`] that may fail: `Err` gives the write guard back.
-    pub fn try_downgrade_map<U: ?Sized>(
-        this: Self,
-        f: impl FnOnce(&T) -> Option<&U>,
-    ) -> Result<RwLockReadGuard<'a, U>, Self> {
-        let Some(data) = f(&*this).map(|u| u as *const U) else {
-            return Err(this);
-        };
-        let read = ManuallyDrop::new(this.downgrade());
-        Ok(RwLockReadGuard::new(read.s, data))
-    }
+    map_fns!(ref
+        /// [`RwLockWriteGuard::downgrade`] to a part of the data.
+        fn downgrade_map,
+        /// [`RwLockWriteGuard::downgrade_map`] that may fail: `Err` gives the write guard back.
+        fn try_downgrade_map,
+        <U> T => RwLockReadGuard<'a, U>,
+        |this, data| RwLockReadGuard::new(ManuallyDrop::new(this.downgrade()).s, data)
+    );
 }
 
 impl<'a, T: ?Sized> RwLockMappedWriteGuard<'a, T> {
@@ -400,28 +362,17 @@ impl<'a, T: ?Sized> RwLockMappedWriteGuard<'a, T> {
         }
     }
 
-    /// Narrows the guard further.
-    pub fn map<U: ?Sized>(
-        this: Self,
-        f: impl FnOnce(&mut T) -> &mut U,
-    ) -> RwLockMappedWriteGuard<'a, U> {
-        match Self::try_map(this, |t| Some(f(t))) {
-            Ok(guard) => guard,
-            Err(_) => unreachable!("the closure gave `Some`"),
+    map_fns!(mut
+        /// Narrows the guard further.
+        fn map,
+        /// [`RwLockMappedWriteGuard::map`] that may fail: `Err` gives the guard back unchanged.
+        fn try_map,
+        <U> T => RwLockMappedWriteGuard<'a, U>,
+        |this, data| {
+            let this = ManuallyDrop::new(this);
+            RwLockMappedWriteGuard::new(this.s, data, this.permits)
         }
-    }
-
-    /// [`RwLockMappedWriteGuard::map`] that may fail: `Err` gives the guard back unchanged.
-    pub fn try_map<U: ?Sized>(
-        mut this: Self,
-        f: impl FnOnce(&mut T) -> Option<&mut U>,
-    ) -> Result<RwLockMappedWriteGuard<'a, U>, Self> {
-        let Some(data) = f(&mut *this).map(|u| u as *mut U) else {
-            return Err(this);
-        };
-        let this = ManuallyDrop::new(this);
-        Ok(RwLockMappedWriteGuard::new(this.s, data, this.permits))
-    }
+    );
 }
 
 /// Shared access to an [`RwLock`] behind an `Arc` (to its data `T`, or to a part `U` of it after
@@ -451,35 +402,20 @@ impl<T> OwnedRwLockReadGuard<T> {
 }
 
 impl<T, U: ?Sized> OwnedRwLockReadGuard<T, U> {
-    /// Moves the `Arc` out without releasing the permit.
-    fn into_lock(this: Self) -> Arc<RwLock<T>> {
-        let this = ManuallyDrop::new(this);
-        // SAFETY: `this` is never used or dropped again, so the `Arc` is moved out exactly once.
-        unsafe { ptr::read(&this.lock) }
-    }
+    into_lock!(Arc<RwLock<T>>);
 
-    /// Narrows the guard to a part of the data; the lock stays held for reading.
-    pub fn map<V: ?Sized>(this: Self, f: impl FnOnce(&U) -> &V) -> OwnedRwLockReadGuard<T, V> {
-        match Self::try_map(this, |t| Some(f(t))) {
-            Ok(guard) => guard,
-            Err(_) => unreachable!("the closure gave `Some`"),
-        }
-    }
-
-    /// [`OwnedRwLockReadGuard::map`] that may fail: `Err` gives the guard back unchanged.
-    pub fn try_map<V: ?Sized>(
-        this: Self,
-        f: impl FnOnce(&U) -> Option<&V>,
-    ) -> Result<OwnedRwLockReadGuard<T, V>, Self> {
-        let Some(data) = f(&*this).map(|v| v as *const V) else {
-            return Err(this);
-        };
-        Ok(OwnedRwLockReadGuard {
+    map_fns!(ref
+        /// Narrows the guard to a part of the data; the lock stays held for reading.
+        fn map,
+        /// [`OwnedRwLockReadGuard::map`] that may fail: `Err` gives the guard back unchanged.
+        fn try_map,
+        <V> U => OwnedRwLockReadGuard<T, V>,
+        |this, data| OwnedRwLockReadGuard {
             lock: OwnedRwLockReadGuard::into_lock(this),
             data,
             _marker: PhantomData,
-        })
-    }
+        }
+    );
 
     /// The lock this guard holds.
     pub fn rwlock(this: &Self) -> &Arc<RwLock<T>> {
@@ -520,38 +456,20 @@ impl<T> OwnedRwLockWriteGuard<T> {
         OwnedRwLockWriteGuard { lock, data }
     }
 
-    /// Moves the `Arc` out without releasing the permits.
-    fn into_lock(this: Self) -> Arc<RwLock<T>> {
-        let this = ManuallyDrop::new(this);
-        // SAFETY: `this` is never used or dropped again, so the `Arc` is moved out exactly once.
-        unsafe { ptr::read(&this.lock) }
-    }
+    into_lock!(Arc<RwLock<T>>);
 
-    /// Narrows the guard to a part of the data, still held for writing.
-    pub fn map<U: ?Sized>(
-        this: Self,
-        f: impl FnOnce(&mut T) -> &mut U,
-    ) -> OwnedRwLockMappedWriteGuard<T, U> {
-        match Self::try_map(this, |t| Some(f(t))) {
-            Ok(guard) => guard,
-            Err(_) => unreachable!("the closure gave `Some`"),
-        }
-    }
-
-    /// [`OwnedRwLockWriteGuard::map`] that may fail: `Err` gives the guard back unchanged.
-    pub fn try_map<U: ?Sized>(
-        mut this: Self,
-        f: impl FnOnce(&mut T) -> Option<&mut U>,
-    ) -> Result<OwnedRwLockMappedWriteGuard<T, U>, Self> {
-        let Some(data) = f(&mut *this).map(|u| u as *mut U) else {
-            return Err(this);
-        };
-        Ok(OwnedRwLockMappedWriteGuard {
+    map_fns!(mut
+        /// Narrows the guard to a part of the data, still held for writing.
+        fn map,
+        /// [`OwnedRwLockWriteGuard::map`] that may fail: `Err` gives the guard back unchanged.
+        fn try_map,
+        <U> T => OwnedRwLockMappedWriteGuard<T, U>,
+        |this, data| OwnedRwLockMappedWriteGuard {
             lock: OwnedRwLockWriteGuard::into_lock(this),
             data,
             _marker: PhantomData,
-        })
-    }
+        }
+    );
 
     /// The same guard as a mapped one.
     pub fn into_mapped(this: Self) -> OwnedRwLockMappedWriteGuard<T> {
@@ -565,32 +483,19 @@ impl<T> OwnedRwLockWriteGuard<T> {
         OwnedRwLockReadGuard::new(lock)
     }
 
-    /// [`OwnedRwLockWriteGuard::downgrade`] to a part of the data.
-    pub fn downgrade_map<U: ?Sized>(
-        this: Self,
-        f: impl FnOnce(&T) -> &U,
-    ) -> OwnedRwLockReadGuard<T, U> {
-        match Self::try_downgrade_map(this, |t| Some(f(t))) {
-            Ok(guard) => guard,
-            Err(_) => unreachable!("the closure gave `Some`"),
-        }
-    }
-
-    /// [`OwnedRwLockWriteGuard::downgrade_map`] that may fail: `Err` gives the write guard back.
-    pub fn try_downgrade_map<U: ?Sized>(
-        this: Self,
-        f: impl FnOnce(&T) -> Option<&U>,
-    ) -> Result<OwnedRwLockReadGuard<T, U>, Self> {
-        let Some(data) = f(&*this).map(|u| u as *const U) else {
-            return Err(this);
-        };
-        let read = this.downgrade();
-        Ok(OwnedRwLockReadGuard {
-            lock: OwnedRwLockReadGuard::into_lock(read),
+    map_fns!(ref
+        /// [`OwnedRwLockWriteGuard::downgrade`] to a part of the data.
+        fn downgrade_map,
+        /// [`OwnedRwLockWriteGuard::downgrade_map`] that may fail: `Err` gives the write guard
+        /// back.
+        fn try_downgrade_map,
+        <U> T => OwnedRwLockReadGuard<T, U>,
+        |this, data| OwnedRwLockReadGuard {
+            lock: OwnedRwLockReadGuard::into_lock(this.downgrade()),
             data,
             _marker: PhantomData,
-        })
-    }
+        }
+    );
 
     /// The lock this guard holds.
     pub fn rwlock(this: &Self) -> &Arc<RwLock<T>> {
@@ -599,38 +504,21 @@ impl<T> OwnedRwLockWriteGuard<T> {
 }
 
 impl<T, U: ?Sized> OwnedRwLockMappedWriteGuard<T, U> {
-    /// Moves the `Arc` out without releasing the permits.
-    fn into_lock(this: Self) -> Arc<RwLock<T>> {
-        let this = ManuallyDrop::new(this);
-        // SAFETY: `this` is never used or dropped again, so the `Arc` is moved out exactly once.
-        unsafe { ptr::read(&this.lock) }
-    }
+    into_lock!(Arc<RwLock<T>>);
 
-    /// Narrows the guard further.
-    pub fn map<V: ?Sized>(
-        this: Self,
-        f: impl FnOnce(&mut U) -> &mut V,
-    ) -> OwnedRwLockMappedWriteGuard<T, V> {
-        match Self::try_map(this, |t| Some(f(t))) {
-            Ok(guard) => guard,
-            Err(_) => unreachable!("the closure gave `Some`"),
-        }
-    }
-
-    /// [`OwnedRwLockMappedWriteGuard::map`] that may fail: `Err` gives the guard back unchanged.
-    pub fn try_map<V: ?Sized>(
-        mut this: Self,
-        f: impl FnOnce(&mut U) -> Option<&mut V>,
-    ) -> Result<OwnedRwLockMappedWriteGuard<T, V>, Self> {
-        let Some(data) = f(&mut *this).map(|v| v as *mut V) else {
-            return Err(this);
-        };
-        Ok(OwnedRwLockMappedWriteGuard {
+    map_fns!(mut
+        /// Narrows the guard further.
+        fn map,
+        /// [`OwnedRwLockMappedWriteGuard::map`] that may fail: `Err` gives the guard back
+        /// unchanged.
+        fn try_map,
+        <V> U => OwnedRwLockMappedWriteGuard<T, V>,
+        |this, data| OwnedRwLockMappedWriteGuard {
             lock: OwnedRwLockMappedWriteGuard::into_lock(this),
             data,
             _marker: PhantomData,
-        })
-    }
+        }
+    );
 
     /// The lock this guard holds.
     pub fn rwlock(this: &Self) -> &Arc<RwLock<T>> {
@@ -638,56 +526,13 @@ impl<T, U: ?Sized> OwnedRwLockMappedWriteGuard<T, U> {
     }
 }
 
-/// `Deref`, `Drop` (releasing the guard's permits) and `Debug` for a guard whose data pointer is
-/// `self.data`.
-macro_rules! guard_impls {
-    ([$($gen:tt)*] $name:ty, $target:ident, |$g:ident| $permits:expr, $semaphore:expr) => {
-        impl<$($gen)*> Deref for $name {
-            type Target = $target;
-            fn deref(&self) -> &$target {
-                // SAFETY: the guard holds read or write permits, so `data` is valid and no
-                // `&mut` to it exists elsewhere.
-                unsafe { &*self.data }
-            }
-        }
-
-        impl<$($gen)*> Drop for $name {
-            fn drop(&mut self) {
-                let $g = &*self;
-                $semaphore.release($permits as usize);
-            }
-        }
-
-        impl<$($gen)*> fmt::Debug for $name
-        where
-            $target: fmt::Debug,
-        {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                fmt::Debug::fmt(&**self, f)
-            }
-        }
-    };
-}
-
-/// `DerefMut` for a write guard, which holds every permit.
-macro_rules! guard_mut {
-    ([$($gen:tt)*] $name:ty, $target:ident) => {
-        impl<$($gen)*> DerefMut for $name {
-            fn deref_mut(&mut self) -> &mut $target {
-                // SAFETY: the guard holds every permit, so this is the only access.
-                unsafe { &mut *self.data }
-            }
-        }
-    };
-}
-
-guard_impls!(['a, T: ?Sized] RwLockReadGuard<'a, T>, T, |g| 1, g.s);
-guard_impls!(['a, T: ?Sized] RwLockWriteGuard<'a, T>, T, |g| g.permits, g.s);
-guard_impls!(['a, T: ?Sized] RwLockMappedWriteGuard<'a, T>, T, |g| g.permits, g.s);
-guard_impls!([T, U: ?Sized] OwnedRwLockReadGuard<T, U>, U, |g| 1, g.lock.s);
-guard_impls!([T] OwnedRwLockWriteGuard<T>, T, |g| g.lock.max_reads, g.lock.s);
-guard_impls!([T, U: ?Sized] OwnedRwLockMappedWriteGuard<T, U>, U, |g| g.lock.max_reads, g.lock.s);
-guard_mut!(['a, T: ?Sized] RwLockWriteGuard<'a, T>, T);
-guard_mut!(['a, T: ?Sized] RwLockMappedWriteGuard<'a, T>, T);
-guard_mut!([T] OwnedRwLockWriteGuard<T>, T);
-guard_mut!([T, U: ?Sized] OwnedRwLockMappedWriteGuard<T, U>, U);
+guard_impls!(['a, T: ?Sized] RwLockReadGuard<'a, T> => T, |g| g.data, release g.s.release(1));
+guard_impls!(['a, T: ?Sized] RwLockWriteGuard<'a, T> => T, |g| g.data, release g.s.release(g.permits as usize));
+guard_impls!(['a, T: ?Sized] RwLockMappedWriteGuard<'a, T> => T, |g| g.data, release g.s.release(g.permits as usize));
+guard_impls!([T, U: ?Sized] OwnedRwLockReadGuard<T, U> => U, |g| g.data, release g.lock.s.release(1));
+guard_impls!([T] OwnedRwLockWriteGuard<T> => T, |g| g.data, release g.lock.s.release(g.lock.max_reads as usize));
+guard_impls!([T, U: ?Sized] OwnedRwLockMappedWriteGuard<T, U> => U, |g| g.data, release g.lock.s.release(g.lock.max_reads as usize));
+guard_mut!(['a, T: ?Sized] RwLockWriteGuard<'a, T> => T, |g| g.data);
+guard_mut!(['a, T: ?Sized] RwLockMappedWriteGuard<'a, T> => T, |g| g.data);
+guard_mut!([T] OwnedRwLockWriteGuard<T> => T, |g| g.data);
+guard_mut!([T, U: ?Sized] OwnedRwLockMappedWriteGuard<T, U> => U, |g| g.data);

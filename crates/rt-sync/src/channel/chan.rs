@@ -75,6 +75,7 @@ use rt_core::sync::{AtomicU64, AtomicUsize, Mutex, MutexGuard, Ordering};
 
 use super::error::TryRecvError;
 use super::send::SendSide;
+use super::state::{self, wake_closed, Blocked, Offered, Wakes};
 use rt_core::wait_queue::{Key, WaitQueue};
 
 use crate::tuning::{HEAD_LEN_EVERY, PREALLOCATE_MAX};
@@ -101,25 +102,8 @@ pub(super) struct Chan<T> {
     cap: Option<usize>,
 }
 
-#[derive(Debug)]
-struct State<T> {
-    buf: VecDeque<T>,
-    closed: bool,
-    /// Senders waiting with their values (rule 2).
-    blocked: WaitQueue<Blocked<T>>,
-    /// Receivers waiting for a value (rule 4).
-    recv_waiters: WaitQueue<Waker>,
-    /// The ticket the next entry of `blocked` gets.
-    next_ticket: u64,
-}
-
-#[derive(Debug)]
-pub(super) struct Blocked<T> {
-    pub(super) value: T,
-    pub(super) ticket: u64,
-    /// `None` once `close` has taken it to wake the sender.
-    pub(super) waker: Option<Waker>,
-}
+/// The locked state, with the buffer `buf` (the values between `head` and `blocked`).
+type State<T> = state::State<T, VecDeque<T>>;
 
 /// A send future's progress.
 #[derive(Debug)]
@@ -131,57 +115,6 @@ pub(super) enum SendState<T> {
     /// Finished: the output has been returned.
     Done,
 }
-
-/// Wakers collected under the locks, woken after they are released.
-#[derive(Default)]
-pub(super) struct Wakes {
-    receiver: Option<Waker>,
-    sender: Option<Waker>,
-    /// Past the first sender and the first receiver.
-    more: Vec<Waker>,
-}
-
-impl Wakes {
-    pub(super) fn sender(&mut self, w: Option<Waker>) {
-        if let Some(w) = w {
-            if self.sender.is_none() {
-                self.sender = Some(w);
-            } else {
-                self.more.push(w);
-            }
-        }
-    }
-
-    /// Takes up to `n` receivers from the front of `queue` to wake.
-    pub(super) fn receivers(&mut self, queue: &mut WaitQueue<Waker>, n: usize) {
-        for _ in 0..n {
-            let Some(w) = queue.pop_front() else {
-                break;
-            };
-            if self.receiver.is_none() {
-                self.receiver = Some(w);
-            } else {
-                self.more.push(w);
-            }
-        }
-    }
-
-    pub(super) fn wake(self) {
-        if let Some(w) = self.receiver {
-            w.wake();
-        }
-        if let Some(w) = self.sender {
-            w.wake();
-        }
-        for w in self.more {
-            w.wake();
-        }
-    }
-}
-
-/// What `Chan::offer` did: sent, or queued with this key and ticket; or gave the value back,
-/// with whether the channel was closed (otherwise it was full and blocking was not asked for).
-pub(super) type Offered<T> = Result<Option<(Key, u64)>, (T, bool)>;
 
 /// What a receiver found.
 enum Took<T> {
@@ -197,26 +130,13 @@ impl<T> State<T> {
     }
 }
 
-pub(super) fn set_waker(slot: &mut Option<Waker>, cx: &Context<'_>) {
-    match slot {
-        Some(w) if w.will_wake(cx.waker()) => {}
-        _ => *slot = Some(cx.waker().clone()),
-    }
-}
-
 impl<T> Chan<T> {
     pub(super) fn new(cap: Option<usize>) -> Chan<T> {
         let prealloc = cap.map_or(0, |c| c.min(PREALLOCATE_MAX));
         Chan {
             head: Padded::new(Mutex::new(VecDeque::with_capacity(prealloc))),
             head_len: Padded::new(AtomicUsize::new(0)),
-            state: Padded::new(Mutex::new(State {
-                buf: VecDeque::with_capacity(prealloc),
-                closed: false,
-                blocked: WaitQueue::new(),
-                recv_waiters: WaitQueue::new(),
-                next_ticket: 0,
-            })),
+            state: Padded::new(Mutex::new(State::new(VecDeque::with_capacity(prealloc)))),
             blocked_len: Padded::new(AtomicUsize::new(0)),
             recv_waiting: AtomicUsize::new(0),
             served: AtomicU64::new(0),
@@ -225,14 +145,11 @@ impl<T> Chan<T> {
     }
 
     fn lock(&self) -> MutexGuard<'_, State<T>> {
-        // No user code runs under the lock except waker clones; a panic there leaves the state
-        // consistent, so a poisoned lock is still usable.
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        state::lock(&self.state)
     }
 
     fn lock_head(&self) -> MutexGuard<'_, VecDeque<T>> {
-        // As for `lock`: only ring operations run under it.
-        self.head.lock().unwrap_or_else(|e| e.into_inner())
+        state::lock(&self.head)
     }
 
     /// `head`, locked, for a receiver; with capacity 0, an empty stand-in (module docs).
@@ -281,21 +198,13 @@ impl<T> Chan<T> {
 
     /// Rule 6. Returns whether this call closed the channel.
     pub(super) fn close(&self) -> bool {
-        let wakers: Vec<Waker> = {
-            let mut s = self.lock();
-            if s.closed {
-                return false;
-            }
-            s.closed = true;
-            let mut wakers = s.recv_waiters.drain();
-            wakers.extend(s.blocked.iter_mut().filter_map(|b| b.waker.take()));
-            self.sync_counts(&s);
-            wakers
+        let mut s = self.lock();
+        let Some(wakers) = s.close() else {
+            return false;
         };
-        for w in wakers {
-            w.wake();
-        }
-        true
+        self.sync_counts(&s);
+        drop(s);
+        wake_closed(wakers)
     }
 
     /// Offers `value` (rule 1, or rule 2 through `block`), returning the receiver to wake.
@@ -331,13 +240,7 @@ impl<T> Chan<T> {
         let Some(cx) = block else {
             return (Err((value, false)), None);
         };
-        let ticket = s.next_ticket;
-        s.next_ticket += 1;
-        let key = s.blocked.push_back(Blocked {
-            value,
-            ticket,
-            waker: Some(cx.waker().clone()),
-        });
+        let (key, ticket) = s.block(value, cx);
         let wake = s.recv_waiters.pop_front();
         self.sync_counts(&s);
         (Ok(Some((key, ticket))), wake)
@@ -445,10 +348,7 @@ impl<T> Chan<T> {
             let mut served = false;
             if let Some(key) = *waiting {
                 let mut s = self.lock();
-                if let Some(w) = s.recv_waiters.get_mut(key) {
-                    if !w.will_wake(cx.waker()) {
-                        *w = cx.waker().clone();
-                    }
+                if s.still_waiting(key, cx) {
                     return Poll::Pending;
                 }
                 *waiting = None;
@@ -460,12 +360,7 @@ impl<T> Chan<T> {
                 (Took::Closed, _) => Poll::Ready(None),
                 (Took::Empty, s) => {
                     let mut s = s.expect("an empty take holds the state lock");
-                    let w = cx.waker().clone();
-                    *waiting = Some(if served {
-                        s.recv_waiters.push_front(w)
-                    } else {
-                        s.recv_waiters.push_back(w)
-                    });
+                    *waiting = Some(s.wait_recv(cx, served));
                     self.sync_counts(&s);
                     Poll::Pending
                 }

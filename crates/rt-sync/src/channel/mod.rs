@@ -40,6 +40,7 @@ mod mpmc_ring;
 mod ring_chan;
 mod send;
 mod shared;
+mod state;
 
 use std::fmt;
 use std::future::Future;

@@ -41,16 +41,16 @@
 //! 6. The last `Receiver` closes the channel and pops what is left; the ring's `Drop` drops what
 //!    a later `Drop` of the channel finds.
 
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll};
 
 use rt_core::coop;
 use rt_core::sync::{fence, AtomicU64, AtomicUsize, Mutex, MutexGuard, Ordering};
 use rt_core::wait_queue::{Key, WaitQueue};
 
-use super::chan::{Blocked, Offered, Wakes};
 use super::error::TryRecvError;
 use super::mpmc_ring::{PopError, PushError, Ring};
 use super::send::SendSide;
+use super::state::{self, wake_closed, Blocked, Offered, State, Wakes};
 
 use crate::tuning::{REFILL_DIVISOR, REFILL_EVERY_MAX};
 
@@ -77,24 +77,11 @@ pub(super) struct RingChan<T> {
     refill_every: usize,
 }
 
-#[derive(Debug)]
-struct State<T> {
-    closed: bool,
-    blocked: WaitQueue<Blocked<T>>,
-    recv_waiters: WaitQueue<Waker>,
-    next_ticket: u64,
-}
-
 impl<T> RingChan<T> {
     pub(super) fn new(cap: usize) -> RingChan<T> {
         RingChan {
             ring: Ring::new(cap),
-            state: Padded::new(Mutex::new(State {
-                closed: false,
-                blocked: WaitQueue::new(),
-                recv_waiters: WaitQueue::new(),
-                next_ticket: 0,
-            })),
+            state: Padded::new(Mutex::new(State::new(()))),
             counts: Padded::new(Counts {
                 blocked: AtomicUsize::new(0),
                 waiting: AtomicUsize::new(0),
@@ -106,9 +93,7 @@ impl<T> RingChan<T> {
     }
 
     fn lock(&self) -> MutexGuard<'_, State<T>> {
-        // No user code runs under the lock except waker clones and a value's move; a panic
-        // there leaves the state consistent, so a poisoned lock is still usable.
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        state::lock(&self.state)
     }
 
     /// Publishes the queues' lengths after a change under `state` (stored only when changed).
@@ -137,22 +122,14 @@ impl<T> RingChan<T> {
 
     /// Rule 5.
     pub(super) fn close(&self) -> bool {
-        let wakers: Vec<Waker> = {
-            let mut s = self.lock();
-            if s.closed {
-                return false;
-            }
-            s.closed = true;
-            self.ring.close();
-            let mut wakers = s.recv_waiters.drain();
-            wakers.extend(s.blocked.iter_mut().filter_map(|b| b.waker.take()));
-            self.sync_counts(&s);
-            wakers
+        let mut s = self.lock();
+        let Some(wakers) = s.close() else {
+            return false;
         };
-        for w in wakers {
-            w.wake();
-        }
-        true
+        self.ring.close();
+        self.sync_counts(&s);
+        drop(s);
+        wake_closed(wakers)
     }
 
     /// Rule 3's refill: blocked values move into the ring, in queue order, while it has room;
@@ -235,13 +212,7 @@ impl<T> RingChan<T> {
             self.sync_counts(&s);
             return Err((value, false));
         };
-        let ticket = s.next_ticket;
-        s.next_ticket += 1;
-        let key = s.blocked.push_back(Blocked {
-            value,
-            ticket,
-            waker: Some(cx.waker().clone()),
-        });
+        let (key, ticket) = s.block(value, cx);
         self.sync_counts(&s);
         // Rule 2's second look: pairs with `after_pop`'s fence.
         fence(Ordering::SeqCst);
@@ -310,10 +281,7 @@ impl<T> RingChan<T> {
         let mut served = false;
         if let Some(key) = *waiting {
             let mut s = self.lock();
-            if let Some(w) = s.recv_waiters.get_mut(key) {
-                if !w.will_wake(cx.waker()) {
-                    *w = cx.waker().clone();
-                }
+            if s.still_waiting(key, cx) {
                 return Poll::Pending;
             }
             *waiting = None;
@@ -329,12 +297,7 @@ impl<T> RingChan<T> {
         }
         let mut s = self.lock();
         self.refill(&mut s, wakes);
-        let w = cx.waker().clone();
-        let key = if served {
-            s.recv_waiters.push_front(w)
-        } else {
-            s.recv_waiters.push_back(w)
-        };
+        let key = s.wait_recv(cx, served);
         self.sync_counts(&s);
         // Rule 4's second look: pairs with `after_push`'s fence.
         fence(Ordering::SeqCst);

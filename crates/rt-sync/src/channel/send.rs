@@ -11,8 +11,9 @@ use rt_core::coop;
 use rt_core::sync::{AtomicU64, Ordering};
 use rt_core::wait_queue::{Key, WaitQueue};
 
-use super::chan::{set_waker, Blocked, Offered, SendState};
+use super::chan::SendState;
 use super::error::{SendError, TrySendError};
+use super::state::{set_waker, Blocked, Offered};
 
 pub(super) trait SendSide<T> {
     /// Offers `value`: into the buffer if there is room; else, with `cx`, queued in `blocked`

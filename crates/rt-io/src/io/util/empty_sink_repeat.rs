@@ -48,45 +48,6 @@ impl AsyncBufRead for Empty {
     fn consume(self: Pin<&mut Self>, _: usize) {}
 }
 
-impl AsyncWrite for Empty {
-    #[inline]
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        ready!(proceed(cx));
-        Poll::Ready(Ok(buf.len()))
-    }
-
-    #[inline]
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        ready!(proceed(cx));
-        Poll::Ready(Ok(()))
-    }
-
-    #[inline]
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        ready!(proceed(cx));
-        Poll::Ready(Ok(()))
-    }
-
-    #[inline]
-    fn is_write_vectored(&self) -> bool {
-        true
-    }
-
-    #[inline]
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        ready!(proceed(cx));
-        Poll::Ready(Ok(bufs.iter().map(|b| b.len()).sum()))
-    }
-}
-
 impl AsyncSeek for Empty {
     #[inline]
     fn start_seek(self: Pin<&mut Self>, _position: SeekFrom) -> io::Result<()> {
@@ -110,44 +71,52 @@ pub fn sink() -> Sink {
     Sink { _p: () }
 }
 
-impl AsyncWrite for Sink {
-    #[inline]
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        ready!(proceed(cx));
-        Poll::Ready(Ok(buf.len()))
-    }
+/// `AsyncWrite` for a writer that takes every byte and drops it, ready at once (after the
+/// cooperative budget's check): `Empty` and `Sink` write alike.
+macro_rules! discarding_write {
+    ($($ty:ty),+) => {$(
+        impl AsyncWrite for $ty {
+            #[inline]
+            fn poll_write(
+                self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+                buf: &[u8],
+            ) -> Poll<io::Result<usize>> {
+                ready!(proceed(cx));
+                Poll::Ready(Ok(buf.len()))
+            }
 
-    #[inline]
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        ready!(proceed(cx));
-        Poll::Ready(Ok(()))
-    }
+            #[inline]
+            fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+                ready!(proceed(cx));
+                Poll::Ready(Ok(()))
+            }
 
-    #[inline]
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        ready!(proceed(cx));
-        Poll::Ready(Ok(()))
-    }
+            #[inline]
+            fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+                ready!(proceed(cx));
+                Poll::Ready(Ok(()))
+            }
 
-    #[inline]
-    fn is_write_vectored(&self) -> bool {
-        true
-    }
+            #[inline]
+            fn is_write_vectored(&self) -> bool {
+                true
+            }
 
-    #[inline]
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        ready!(proceed(cx));
-        Poll::Ready(Ok(bufs.iter().map(|b| b.len()).sum()))
-    }
+            #[inline]
+            fn poll_write_vectored(
+                self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+                bufs: &[IoSlice<'_>],
+            ) -> Poll<io::Result<usize>> {
+                ready!(proceed(cx));
+                Poll::Ready(Ok(bufs.iter().map(|b| b.len()).sum()))
+            }
+        }
+    )+};
 }
+
+discarding_write!(Empty, Sink);
 
 /// A reader that yields one byte over and over ([`repeat`]).
 #[derive(Debug, Clone, Copy)]

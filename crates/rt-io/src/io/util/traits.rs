@@ -86,24 +86,29 @@ pub trait AsyncSeek {
     fn poll_complete(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<u64>>;
 }
 
+// The forwarding impls for `Box<T>`, `&mut T` and `Pin<P>`, one macro per trait (tokio's
+// `deref_async_read!` and friends): each method calls the same method on the pinned inner value
+// that `|this| inner` makes of the pinned `self`.
+
 macro_rules! deref_async_read {
-    () => {
+    (|$this:ident| $inner:expr) => {
         fn poll_read(
-            mut self: Pin<&mut Self>,
+            self: Pin<&mut Self>,
             cx: &mut Context<'_>,
             buf: &mut ReadBuf<'_>,
         ) -> Poll<io::Result<()>> {
-            Pin::new(&mut **self).poll_read(cx, buf)
+            let $this = self;
+            $inner.poll_read(cx, buf)
         }
     };
 }
 
 impl<T: ?Sized + AsyncRead + Unpin> AsyncRead for Box<T> {
-    deref_async_read!();
+    deref_async_read!(|this| Pin::new(&mut **this.get_mut()));
 }
 
 impl<T: ?Sized + AsyncRead + Unpin> AsyncRead for &mut T {
-    deref_async_read!();
+    deref_async_read!(|this| Pin::new(&mut **this.get_mut()));
 }
 
 impl<P> AsyncRead for Pin<P>
@@ -111,13 +116,7 @@ where
     P: DerefMut,
     P::Target: AsyncRead,
 {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        self.as_deref_mut().poll_read(cx, buf)
-    }
+    deref_async_read!(|this| this.as_deref_mut());
 }
 
 impl AsyncRead for &[u8] {
@@ -154,43 +153,47 @@ impl<T: AsRef<[u8]> + Unpin> AsyncRead for io::Cursor<T> {
 }
 
 macro_rules! deref_async_write {
-    () => {
+    (|$this:ident| $inner:expr) => {
         fn poll_write(
-            mut self: Pin<&mut Self>,
+            self: Pin<&mut Self>,
             cx: &mut Context<'_>,
             buf: &[u8],
         ) -> Poll<io::Result<usize>> {
-            Pin::new(&mut **self).poll_write(cx, buf)
+            let $this = self;
+            $inner.poll_write(cx, buf)
         }
 
         fn poll_write_vectored(
-            mut self: Pin<&mut Self>,
+            self: Pin<&mut Self>,
             cx: &mut Context<'_>,
             bufs: &[IoSlice<'_>],
         ) -> Poll<io::Result<usize>> {
-            Pin::new(&mut **self).poll_write_vectored(cx, bufs)
+            let $this = self;
+            $inner.poll_write_vectored(cx, bufs)
         }
 
         fn is_write_vectored(&self) -> bool {
             (**self).is_write_vectored()
         }
 
-        fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-            Pin::new(&mut **self).poll_flush(cx)
+        fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+            let $this = self;
+            $inner.poll_flush(cx)
         }
 
-        fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-            Pin::new(&mut **self).poll_shutdown(cx)
+        fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+            let $this = self;
+            $inner.poll_shutdown(cx)
         }
     };
 }
 
 impl<T: ?Sized + AsyncWrite + Unpin> AsyncWrite for Box<T> {
-    deref_async_write!();
+    deref_async_write!(|this| Pin::new(&mut **this.get_mut()));
 }
 
 impl<T: ?Sized + AsyncWrite + Unpin> AsyncWrite for &mut T {
-    deref_async_write!();
+    deref_async_write!(|this| Pin::new(&mut **this.get_mut()));
 }
 
 impl<P> AsyncWrite for Pin<P>
@@ -198,33 +201,7 @@ where
     P: DerefMut,
     P::Target: AsyncWrite,
 {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        self.as_deref_mut().poll_write(cx, buf)
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        self.as_deref_mut().poll_write_vectored(cx, bufs)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        (**self).is_write_vectored()
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.as_deref_mut().poll_flush(cx)
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.as_deref_mut().poll_shutdown(cx)
-    }
+    deref_async_write!(|this| this.as_deref_mut());
 }
 
 impl AsyncWrite for Vec<u8> {
@@ -295,23 +272,25 @@ macro_rules! cursor_async_write {
 cursor_async_write!(&mut [u8], &mut Vec<u8>, Vec<u8>, Box<[u8]>);
 
 macro_rules! deref_async_buf_read {
-    () => {
+    (|$this:ident| $inner:expr) => {
         fn poll_fill_buf(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
-            Pin::new(&mut **self.get_mut()).poll_fill_buf(cx)
+            let $this = self;
+            $inner.poll_fill_buf(cx)
         }
 
-        fn consume(mut self: Pin<&mut Self>, amt: usize) {
-            Pin::new(&mut **self).consume(amt)
+        fn consume(self: Pin<&mut Self>, amt: usize) {
+            let $this = self;
+            $inner.consume(amt)
         }
     };
 }
 
 impl<T: ?Sized + AsyncBufRead + Unpin> AsyncBufRead for Box<T> {
-    deref_async_buf_read!();
+    deref_async_buf_read!(|this| Pin::new(&mut **this.get_mut()));
 }
 
 impl<T: ?Sized + AsyncBufRead + Unpin> AsyncBufRead for &mut T {
-    deref_async_buf_read!();
+    deref_async_buf_read!(|this| Pin::new(&mut **this.get_mut()));
 }
 
 impl<P> AsyncBufRead for Pin<P>
@@ -319,13 +298,7 @@ where
     P: DerefMut,
     P::Target: AsyncBufRead,
 {
-    fn poll_fill_buf(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
-        self.as_deref_mut().poll_fill_buf(cx)
-    }
-
-    fn consume(self: Pin<&mut Self>, amt: usize) {
-        self.as_deref_mut().consume(amt)
-    }
+    deref_async_buf_read!(|this| this.as_deref_mut());
 }
 
 impl AsyncBufRead for &[u8] {
@@ -353,23 +326,25 @@ impl<T: AsRef<[u8]> + Unpin> AsyncBufRead for io::Cursor<T> {
 }
 
 macro_rules! deref_async_seek {
-    () => {
-        fn start_seek(mut self: Pin<&mut Self>, pos: SeekFrom) -> io::Result<()> {
-            Pin::new(&mut **self).start_seek(pos)
+    (|$this:ident| $inner:expr) => {
+        fn start_seek(self: Pin<&mut Self>, pos: SeekFrom) -> io::Result<()> {
+            let $this = self;
+            $inner.start_seek(pos)
         }
 
-        fn poll_complete(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<u64>> {
-            Pin::new(&mut **self).poll_complete(cx)
+        fn poll_complete(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<u64>> {
+            let $this = self;
+            $inner.poll_complete(cx)
         }
     };
 }
 
 impl<T: ?Sized + AsyncSeek + Unpin> AsyncSeek for Box<T> {
-    deref_async_seek!();
+    deref_async_seek!(|this| Pin::new(&mut **this.get_mut()));
 }
 
 impl<T: ?Sized + AsyncSeek + Unpin> AsyncSeek for &mut T {
-    deref_async_seek!();
+    deref_async_seek!(|this| Pin::new(&mut **this.get_mut()));
 }
 
 impl<P> AsyncSeek for Pin<P>
@@ -377,13 +352,7 @@ where
     P: DerefMut,
     P::Target: AsyncSeek,
 {
-    fn start_seek(self: Pin<&mut Self>, pos: SeekFrom) -> io::Result<()> {
-        self.as_deref_mut().start_seek(pos)
-    }
-
-    fn poll_complete(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<u64>> {
-        self.as_deref_mut().poll_complete(cx)
-    }
+    deref_async_seek!(|this| this.as_deref_mut());
 }
 
 impl<T: AsRef<[u8]> + Unpin> AsyncSeek for io::Cursor<T> {
