@@ -8,7 +8,6 @@
 //!
 //! Run: `cargo bench -p rt-benches --bench sync`
 
-use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,46 +16,56 @@ use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion};
 const TASKS: usize = 8;
 const OPS: usize = 10_000;
 
-fn rt_runtime() -> rt::Runtime {
-    rt::Builder::new_multi_thread()
-        .worker_threads(2)
-        .build()
-        .unwrap()
+/// rt's side: its runtime, its `sync` module and how it fans tasks out.
+mod rt_side {
+    pub use rt::sync;
+
+    pub fn runtime() -> rt::Runtime {
+        rt::Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap()
+    }
+
+    /// Spawns `TASKS` copies of `task(i)` and joins them.
+    pub fn fan_out<F, Fut>(rt: &rt::Runtime, task: F)
+    where
+        F: Fn(usize) -> Fut,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
+        rt.block_on(async {
+            let hs: Vec<_> = (0..super::TASKS).map(|i| rt::spawn(task(i))).collect();
+            for h in hs {
+                h.await.unwrap();
+            }
+        })
+    }
 }
 
-fn tokio_runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .build()
-        .unwrap()
-}
+/// tokio's side, the same names as [`rt_side`].
+mod tokio_side {
+    pub use tokio::sync;
 
-/// Spawns `TASKS` copies of `task(i)` on rt and joins them.
-fn rt_fan_out<F, Fut>(rt: &rt::Runtime, task: F)
-where
-    F: Fn(usize) -> Fut,
-    Fut: Future<Output = ()> + Send + 'static,
-{
-    rt.block_on(async {
-        let hs: Vec<_> = (0..TASKS).map(|i| rt::spawn(task(i))).collect();
-        for h in hs {
-            h.await.unwrap();
-        }
-    })
-}
+    pub fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap()
+    }
 
-/// Spawns `TASKS` copies of `task(i)` on tokio and joins them.
-fn tokio_fan_out<F, Fut>(rt: &tokio::runtime::Runtime, task: F)
-where
-    F: Fn(usize) -> Fut,
-    Fut: Future<Output = ()> + Send + 'static,
-{
-    rt.block_on(async {
-        let hs: Vec<_> = (0..TASKS).map(|i| tokio::spawn(task(i))).collect();
-        for h in hs {
-            h.await.unwrap();
-        }
-    })
+    /// Spawns `TASKS` copies of `task(i)` and joins them.
+    pub fn fan_out<F, Fut>(rt: &tokio::runtime::Runtime, task: F)
+    where
+        F: Fn(usize) -> Fut,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
+        rt.block_on(async {
+            let hs: Vec<_> = (0..super::TASKS).map(|i| tokio::spawn(task(i))).collect();
+            for h in hs {
+                h.await.unwrap();
+            }
+        })
+    }
 }
 
 fn configure(g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>) {
@@ -65,123 +74,74 @@ fn configure(g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>) {
         .measurement_time(Duration::from_secs(3));
 }
 
+/// One benchmark group: `$body`, one iteration, written once and run as `rt` on rt's runtime
+/// and then as `tokio` on tokio's; in it `$side` names the side's module (`rt_side` or
+/// `tokio_side`) and `$runtime` its runtime.
+macro_rules! rt_and_tokio {
+    ($c:ident, $name:literal, |$side:ident, $runtime:ident| $body:block) => {{
+        let mut g = $c.benchmark_group($name);
+        configure(&mut g);
+        {
+            use crate::rt_side as $side;
+            let $runtime = $side::runtime();
+            g.bench_function("rt", |b| b.iter(|| $body));
+        }
+        {
+            use crate::tokio_side as $side;
+            let $runtime = $side::runtime();
+            g.bench_function("tokio", |b| b.iter(|| $body));
+        }
+        g.finish();
+    }};
+}
+
 fn mutex(c: &mut Criterion) {
-    let mut g = c.benchmark_group("mutex");
-    configure(&mut g);
-    let rt = rt_runtime();
-    g.bench_function("rt", |b| {
-        b.iter(|| {
-            let m = Arc::new(rt::sync::Mutex::new(0u64));
-            rt_fan_out(&rt, |_| {
-                let m = m.clone();
-                async move {
-                    for _ in 0..OPS {
-                        *m.lock().await += 1;
-                    }
+    rt_and_tokio!(c, "mutex", |side, runtime| {
+        let m = Arc::new(side::sync::Mutex::new(0u64));
+        side::fan_out(&runtime, |_| {
+            let m = m.clone();
+            async move {
+                for _ in 0..OPS {
+                    *m.lock().await += 1;
                 }
-            });
-            assert_eq!(*m.try_lock().unwrap(), (TASKS * OPS) as u64);
-        })
+            }
+        });
+        assert_eq!(*m.try_lock().unwrap(), (TASKS * OPS) as u64);
     });
-    drop(rt);
-    let tokio = tokio_runtime();
-    g.bench_function("tokio", |b| {
-        b.iter(|| {
-            let m = Arc::new(tokio::sync::Mutex::new(0u64));
-            tokio_fan_out(&tokio, |_| {
-                let m = m.clone();
-                async move {
-                    for _ in 0..OPS {
-                        *m.lock().await += 1;
-                    }
-                }
-            });
-            assert_eq!(*m.try_lock().unwrap(), (TASKS * OPS) as u64);
-        })
-    });
-    g.finish();
 }
 
 fn semaphore(c: &mut Criterion) {
-    let mut g = c.benchmark_group("semaphore");
-    configure(&mut g);
-    let rt = rt_runtime();
-    g.bench_function("rt", |b| {
-        b.iter(|| {
-            let s = Arc::new(rt::sync::Semaphore::new(2));
-            rt_fan_out(&rt, |_| {
-                let s = s.clone();
-                async move {
-                    for _ in 0..OPS {
-                        drop(s.acquire().await.unwrap());
-                    }
+    rt_and_tokio!(c, "semaphore", |side, runtime| {
+        let s = Arc::new(side::sync::Semaphore::new(2));
+        side::fan_out(&runtime, |_| {
+            let s = s.clone();
+            async move {
+                for _ in 0..OPS {
+                    drop(s.acquire().await.unwrap());
                 }
-            });
-            assert_eq!(s.available_permits(), 2);
-        })
+            }
+        });
+        assert_eq!(s.available_permits(), 2);
     });
-    drop(rt);
-    let tokio = tokio_runtime();
-    g.bench_function("tokio", |b| {
-        b.iter(|| {
-            let s = Arc::new(tokio::sync::Semaphore::new(2));
-            tokio_fan_out(&tokio, |_| {
-                let s = s.clone();
-                async move {
-                    for _ in 0..OPS {
-                        drop(s.acquire().await.unwrap());
-                    }
-                }
-            });
-            assert_eq!(s.available_permits(), 2);
-        })
-    });
-    g.finish();
 }
 
 fn rwlock(c: &mut Criterion) {
-    let mut g = c.benchmark_group("rwlock");
-    configure(&mut g);
-    let rt = rt_runtime();
-    g.bench_function("rt", |b| {
-        b.iter(|| {
-            let l = Arc::new(rt::sync::RwLock::new(0u64));
-            rt_fan_out(&rt, |t| {
-                let l = l.clone();
-                async move {
-                    for i in 0..OPS {
-                        if (i + t) % 10 == 0 {
-                            *l.write().await += 1;
-                        } else {
-                            std::hint::black_box(*l.read().await);
-                        }
+    rt_and_tokio!(c, "rwlock", |side, runtime| {
+        let l = Arc::new(side::sync::RwLock::new(0u64));
+        side::fan_out(&runtime, |t| {
+            let l = l.clone();
+            async move {
+                for i in 0..OPS {
+                    if (i + t) % 10 == 0 {
+                        *l.write().await += 1;
+                    } else {
+                        std::hint::black_box(*l.read().await);
                     }
                 }
-            });
-            assert_eq!(*l.try_read().unwrap(), (TASKS * OPS / 10) as u64);
-        })
+            }
+        });
+        assert_eq!(*l.try_read().unwrap(), (TASKS * OPS / 10) as u64);
     });
-    drop(rt);
-    let tokio = tokio_runtime();
-    g.bench_function("tokio", |b| {
-        b.iter(|| {
-            let l = Arc::new(tokio::sync::RwLock::new(0u64));
-            tokio_fan_out(&tokio, |t| {
-                let l = l.clone();
-                async move {
-                    for i in 0..OPS {
-                        if (i + t) % 10 == 0 {
-                            *l.write().await += 1;
-                        } else {
-                            std::hint::black_box(*l.read().await);
-                        }
-                    }
-                }
-            });
-            assert_eq!(*l.try_read().unwrap(), (TASKS * OPS / 10) as u64);
-        })
-    });
-    g.finish();
 }
 
 criterion_group!(benches, mutex, semaphore, rwlock);

@@ -87,6 +87,8 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
+#![warn(missing_docs)]
+
 mod executor;
 mod io;
 mod serve;

@@ -107,7 +107,7 @@
 
 #[cfg(doc)]
 use crate::semaphore::Semaphore;
-use crate::waiters::{List, Node};
+use crate::waiters::{set_waker, List, Node};
 use rt_core::coop;
 use rt_core::sync::{AtomicBool, AtomicUsize, Mutex as ListLock, MutexGuard as ListGuard};
 use rt_core::sync::{Ordering, UnsafeCell};
@@ -670,10 +670,7 @@ impl Lock<'_> {
         }
         waiter.waker.with_mut(|w| {
             // SAFETY: the waker cell is guarded by the list's lock, which we hold.
-            let w = unsafe { &mut *w };
-            if !w.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
-                *w = Some(cx.waker().clone());
-            }
+            set_waker(unsafe { &mut *w }, cx.waker());
         });
         Poll::Pending
     }

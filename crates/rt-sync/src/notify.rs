@@ -27,7 +27,7 @@
 //! ([`OwnedNotified`], `'static`, for futures that must own what they wait on); both are one
 //! generic future inside, [`Waiting`].
 
-use crate::waiters::{List, Node, WakeList};
+use crate::waiters::{set_waker, List, Node, WakeList};
 use rt_core::coop;
 // A user-owned `Arc` receiver must be std's: see `rt_core::sync::StdArc`.
 use rt_core::sync::StdArc as Arc;
@@ -431,9 +431,7 @@ impl<N: Deref<Target = Notify>> Waiting<N> {
                             return true;
                         }
                         if let Some(cx) = cx {
-                            if !w.waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
-                                w.waker = Some(cx.waker().clone());
-                            }
+                            set_waker(&mut w.waker, cx.waker());
                         }
                         false
                     })

@@ -54,6 +54,8 @@ use std::ptr::NonNull;
 use rt_core::coop;
 use rt_core::sync::{AtomicUsize, UnsafeCell};
 
+use crate::waiters::set_waker;
+
 /// The state word's bits and transitions. Nothing outside this module masks them.
 mod state {
     use rt_core::sync::{AtomicUsize, Ordering};
@@ -334,12 +336,7 @@ impl<T> Inner<T> {
     fn store_waker(cell: &UnsafeCell<Option<Waker>>, cx: &Context<'_>) {
         // SAFETY: with the bit clear the other side does not touch the cell (rules on
         // `RX_TASK_SET` and `TX_TASK_SET`), and we are the only one of our side.
-        cell.with_mut(|p| unsafe {
-            match &*p {
-                Some(w) if w.will_wake(cx.waker()) => {}
-                _ => *p = Some(cx.waker().clone()),
-            }
-        });
+        cell.with_mut(|p| set_waker(unsafe { &mut *p }, cx.waker()));
     }
 }
 

@@ -37,7 +37,7 @@
 //!
 //! This file owns that layout; nothing else masks these bits.
 
-use crate::waiters::{List, Node, WakeList};
+use crate::waiters::{set_waker, List, Node, WakeList};
 use rt_core::coop;
 use rt_core::sync::{AtomicUsize, Mutex, MutexGuard, Ordering, UnsafeCell};
 use std::fmt;
@@ -597,10 +597,7 @@ impl Acquire<'_> {
         }
         waiter.waker.with_mut(|w| {
             // SAFETY: the waker cell is guarded by the lock we hold.
-            let w = unsafe { &mut *w };
-            if !w.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
-                *w = Some(cx.waker().clone());
-            }
+            set_waker(unsafe { &mut *w }, cx.waker());
         });
         Poll::Pending
     }

@@ -210,6 +210,17 @@ unsafe fn links<T, R>(node: NonNull<Node<T>>, f: impl FnOnce(&mut Links<T>) -> R
     })
 }
 
+/// Stores `waker` in `slot` unless the waker there already wakes the same task (saving a clone
+/// when a waiter is polled again by the same task). The caller has exclusive access to the slot
+/// (it holds the lock guarding it, or owns it by the primitive's rules).
+#[inline]
+pub(crate) fn set_waker(slot: &mut Option<Waker>, waker: &Waker) {
+    match slot {
+        Some(w) if w.will_wake(waker) => {}
+        _ => *slot = Some(waker.clone()),
+    }
+}
+
 /// Wakers collected under a lock, woken after it is released (a waker may re-enter the primitive).
 ///
 /// Holds at most [`WakeList::CAPACITY`]; a notifier with more to wake releases its lock, wakes this

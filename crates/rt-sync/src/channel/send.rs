@@ -13,7 +13,8 @@ use rt_core::wait_queue::{Key, WaitQueue};
 
 use super::chan::SendState;
 use super::error::{SendError, TrySendError};
-use super::state::{set_waker, Blocked, Offered};
+use super::state::{Blocked, Offered};
+use crate::waiters::set_waker;
 
 pub(super) trait SendSide<T> {
     /// Offers `value`: into the buffer if there is room; else, with `cx`, queued in `blocked`
@@ -57,7 +58,7 @@ pub(super) trait SendSide<T> {
                     // A receiver took the value (rule 3).
                     None => Poll::Ready(Ok(())),
                     Some(b) if !closed => {
-                        set_waker(&mut b.waker, cx);
+                        set_waker(&mut b.waker, cx.waker());
                         *st = SendState::Blocked(key, ticket);
                         Poll::Pending
                     }

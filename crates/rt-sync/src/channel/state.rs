@@ -111,14 +111,6 @@ pub(super) fn wake_closed(wakers: Vec<Waker>) -> bool {
     true
 }
 
-/// Stores the task's waker in a blocked sender's slot unless it already wakes the same task.
-pub(super) fn set_waker(slot: &mut Option<Waker>, cx: &Context<'_>) {
-    match slot {
-        Some(w) if w.will_wake(cx.waker()) => {}
-        _ => *slot = Some(cx.waker().clone()),
-    }
-}
-
 /// Wakers collected under the locks, woken after they are released.
 #[derive(Default)]
 pub(super) struct Wakes {

@@ -58,6 +58,8 @@ use std::task::{Context, Poll, Waker};
 
 use rt_core::sync::{fence, spin_loop, AtomicBool, AtomicUsize, Ordering, UnsafeCell};
 
+use crate::waiters::set_waker;
+
 type Padded<T> = crossbeam_utils::CachePadded<T>;
 
 struct Slot<T> {
@@ -169,12 +171,9 @@ impl<T> Ring<T> {
         }
         // SAFETY: `REGISTERING` (set by us) keeps wakes off the cell; nobody else writes the
         // state until we store `PARKED`.
-        self.rx.waker.with_mut(|w| unsafe {
-            match &*w {
-                Some(old) if old.will_wake(waker) => {}
-                _ => *w = Some(waker.clone()),
-            }
-        });
+        self.rx
+            .waker
+            .with_mut(|w| set_waker(unsafe { &mut *w }, waker));
         self.rx.state.store(PARKED, Ordering::Release);
         fence(Ordering::SeqCst);
     }
