@@ -31,8 +31,11 @@ fn a_stolen_background_task_stays_background() {
             // stolen and run the task).
             let (ran_on, ran_as, child_as) =
                 rx.recv_timeout(DEADLOCK).expect("the task was not stolen");
+            // The blocked worker is this one now; after the `await` below the task may resume
+            // on the other worker.
+            let blocked_on = std::thread::current().id();
             stolen.await.unwrap();
-            (std::thread::current().id(), ran_on, ran_as, child_as)
+            (blocked_on, ran_on, ran_as, child_as)
         })
         .await
         .unwrap()
