@@ -476,6 +476,10 @@ def scratch_manifest(manifest, features, default_features, tokio_test=None, face
         'name = "tokio-suite"',
         'version = "0.0.0"',
         f'edition = "{edition}"',
+        # tokio's package fields the tests read back from `Cargo.toml` (`rt_handle_block_on`'s
+        # `basic_fs` reads the file and looks for tokio's homepage).
+        *([f'homepage = {json.dumps(manifest["package"]["homepage"])}']
+          if "homepage" in manifest["package"] else []),
         "publish = false",
         "autotests = true",
         "",

@@ -31,21 +31,25 @@ pub fn batch<R>(f: impl FnOnce() -> R) -> R {
             if !self.0 {
                 return; // nested batch: the outer one flushes
             }
-            let list = PENDING.with(|p| p.borrow_mut().take());
+            let list = PENDING.try_with(|p| p.borrow_mut().take()).ok().flatten();
             for u in list.into_iter().flatten() {
                 u.unpark();
             }
         }
     }
-    let outer = PENDING.with(|p| {
-        let mut p = p.borrow_mut();
-        if p.is_none() {
-            *p = Some(Vec::new());
-            true
-        } else {
-            false
-        }
-    });
+    // After the thread's thread-locals are gone (a runtime shut down by a thread-local's
+    // destructor) there is no batch: `defer` then refuses, and each wake unparks at once.
+    let outer = PENDING
+        .try_with(|p| {
+            let mut p = p.borrow_mut();
+            if p.is_none() {
+                *p = Some(Vec::new());
+                true
+            } else {
+                false
+            }
+        })
+        .unwrap_or(false);
     let _flush = Flush(outer);
     f()
 }

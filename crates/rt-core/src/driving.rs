@@ -22,16 +22,41 @@ pub fn set_driving(driving: bool) -> bool {
     DRIVING.try_with(|d| d.replace(driving)).unwrap_or(false)
 }
 
-/// Panics, naming `what`, when this thread drives tasks.
+/// Panics, naming `what`, when this thread drives tasks. For a blocking call (`blocking_recv`,
+/// a coroutine's `resume`); `block_on` uses [`assert_may_block_on`].
 #[track_caller]
 pub fn assert_may_block(what: &str) {
     if is_driving() {
-        // Opens with tokio's sentence, which ported code may match on.
-        panic!(
-            "Cannot block the current thread from within a runtime: {what} called from inside \
-             an rt runtime (a worker thread, or a thread already in block_on): it would block \
-             the thread that drives tasks. Use `.await` instead, or run blocking code with \
-             rt::spawn_blocking."
+        refuse(
+            "Cannot block the current thread from within a runtime. This happens because a \
+             function attempted to block the current thread while the thread is being used to \
+             drive asynchronous tasks.",
+            what,
         );
     }
+}
+
+/// Panics, naming `what`, when this thread drives tasks. For `Runtime::block_on` and
+/// `Handle::block_on`.
+#[track_caller]
+pub fn assert_may_block_on(what: &str) {
+    if is_driving() {
+        refuse(
+            "Cannot start a runtime from within a runtime. This happens because a function (like \
+             `block_on`) attempted to block the current thread while the thread is being used to \
+             drive asynchronous tasks. If you are in an async function, use `.await` on the \
+             future instead of blocking on it.",
+            what,
+        );
+    }
+}
+
+/// The panic of both: tokio's sentence (which ported code matches on), then what rt saw.
+#[track_caller]
+fn refuse(tokio_sentence: &str, what: &str) -> ! {
+    panic!(
+        "{tokio_sentence} ({what} was called on a thread that drives rt tasks: a worker, or a \
+         thread already in block_on. Use `.await` instead, or run blocking code with \
+         rt::spawn_blocking.)"
+    );
 }

@@ -169,13 +169,18 @@ impl Handle {
         }
     }
 
-    /// Makes this handle the thread's current one until the guard drops.
+    /// Makes this handle the thread's current one until the guard drops. After the thread's
+    /// thread-locals are gone (a runtime dropped by another thread-local's destructor at thread
+    /// exit) nothing is made current, and the guard restores nothing.
     pub fn enter(&self) -> EnterGuard {
         let current = Current {
             handle: self.clone(),
             time: self.time().handle().for_thread(),
         };
-        let prev = CURRENT_REACTOR.with(|c| c.replace(Some(current)));
+        let prev = CURRENT_REACTOR
+            .try_with(|c| c.replace(Some(current)))
+            .ok()
+            .flatten();
         EnterGuard {
             prev,
             _not_send: PhantomData,

@@ -74,5 +74,5 @@ mod worker_driver;
 pub use driver::{BlockingSpawner, Driver};
 pub use handle::{EnterGuard, Handle};
 pub use reactor::ReactorConfig;
-pub use stopped::is_rt_shutdown_err;
+pub use stopped::{is_rt_shutdown_err, shutdown_error};
 pub use worker_driver::WorkerDriver;

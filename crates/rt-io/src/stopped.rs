@@ -35,6 +35,13 @@ impl fmt::Display for Stopped {
 
 impl Error for Stopped {}
 
+/// The error an operation returns because its runtime shut down: [`is_rt_shutdown_err`] is true
+/// for it. For the facade's services that run on the runtime's blocking pool (the standard
+/// streams), so they report a shut-down runtime as its sockets do.
+pub fn shutdown_error() -> io::Error {
+    Stopped::ShutDown.into_io()
+}
+
 /// Whether `err` is the error an IO operation returns because its runtime shut down (or its
 /// reactor thread died), as tokio's `runtime::is_rt_shutdown_err`. Errors from elsewhere, a
 /// `JoinError` turned into an `io::Error` included, are not.

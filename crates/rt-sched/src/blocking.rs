@@ -349,6 +349,11 @@ impl Spawner {
         s.queue.is_empty() && s.idle == s.threads
     }
 
+    /// Whether the pool has shut down: a closure spawned now is dropped unrun.
+    pub fn is_shut_down(&self) -> bool {
+        self.inner.state.lock().unwrap().shutdown
+    }
+
     /// Sets what to call when the pool becomes quiet ([`Spawner::is_quiet`]); called under the
     /// pool's lock, so it must only signal (the facade unparks a reactor shard). Set once; a
     /// second call is ignored.

@@ -49,6 +49,10 @@ struct Shared {
     unparker: Unparker,
     /// The driver's parker, taken by the thread inside `block_on`.
     parker: Mutex<Option<Parker>>,
+    /// The threads in `block_on` that wait for the parker while another thread drives: woken
+    /// when it is put back, so one of them takes over the driver (tokio's "always active
+    /// parker"). At most one waker per waiting thread.
+    parker_waiters: Mutex<Vec<Waker>>,
     frame_pool: bool,
     /// A statistic, in no protocol: `unmodelled` (the shim's exception 2).
     polls: unmodelled::AtomicU64,
@@ -190,6 +194,7 @@ impl CurrentThread {
                     owned: OwnedTasks::new(0),
                     unparker,
                     parker: Mutex::new(Some(parker)),
+                    parker_waiters: Mutex::new(Vec::new()),
                     frame_pool,
                     polls: unmodelled::AtomicU64::new(0),
                     spawned: unmodelled::AtomicU64::new(0),
@@ -298,17 +303,58 @@ impl CurrentThread {
     }
 
     /// Runs `future` to completion on this thread, running spawned tasks meanwhile.
+    ///
+    /// Several threads may call it at once: one drives the scheduler (holds the parker); the
+    /// others wait for their own futures, and when the driving thread returns one of them takes
+    /// the driver over, so tasks, IO and timers keep running while any thread is inside (as in
+    /// tokio).
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         let shared = &self.handle.shared;
-        let parker = shared.parker.lock().unwrap().take();
-        let Some(parker) = parker else {
-            // Another thread drives the scheduler: just wait for our own future.
-            return park_block_on(future);
-        };
+        let mut future = pin!(future);
+        loop {
+            // Taken in its own statement: the lock is released before `drive`.
+            let parker = shared.parker.lock().unwrap().take();
+            if let Some(parker) = parker {
+                return self.drive(future, parker);
+            }
+            // Another thread drives the scheduler: wait for our own future, or for the parker
+            // to come back.
+            let out = rt_core::block::poll_until_ready(|cx| {
+                if let Poll::Ready(out) = rt_core::coop::budget(|| future.as_mut().poll(cx)) {
+                    return Poll::Ready(Some(out));
+                }
+                {
+                    let mut waiters = shared.parker_waiters.lock().unwrap();
+                    if !waiters.iter().any(|w| w.will_wake(cx.waker())) {
+                        waiters.push(cx.waker().clone());
+                    }
+                }
+                // Checked after the waker is listed: a parker put back before that is seen
+                // here, one put back after it wakes this thread.
+                if shared.parker.lock().unwrap().is_some() {
+                    return Poll::Ready(None);
+                }
+                Poll::Pending
+            });
+            if let Some(out) = out {
+                return out;
+            }
+        }
+    }
+
+    /// `block_on` on the thread that took the parker: runs `future` and the scheduler's tasks,
+    /// sleeping in the driver when there is nothing to do, until `future` completes; then puts
+    /// the parker back and wakes the threads waiting for it.
+    fn drive<F: Future>(&self, mut future: std::pin::Pin<&mut F>, parker: Parker) -> F::Output {
+        let shared = &self.handle.shared;
         struct PutBack<'a>(&'a Shared, Option<Parker>);
         impl Drop for PutBack<'_> {
             fn drop(&mut self) {
                 *self.0.parker.lock().unwrap() = self.1.take();
+                let waiters = std::mem::take(&mut *self.0.parker_waiters.lock().unwrap());
+                for w in waiters {
+                    w.wake();
+                }
             }
         }
         let guard = PutBack(shared, Some(parker));
@@ -327,7 +373,6 @@ impl CurrentThread {
         });
         let waker = Waker::from(main.clone());
         let mut cx = Context::from_waker(&waker);
-        let mut future = pin!(future);
         let mut tick = 0u32;
         let mut until_background = self.background_interval;
         // At a background poll's slice boundary: normal work waits (module docs).

@@ -116,8 +116,15 @@ struct Enter(Option<(Handle, bool)>);
 
 impl Enter {
     /// Makes `h` current; `driving` says whether its queue is being run on this thread now.
+    /// After the thread's thread-locals are gone (a set dropped by another thread-local's
+    /// destructor at thread exit) nothing is made current: a spawn there finds no set.
     fn new(h: &Handle, driving: bool) -> Enter {
-        Enter(CURRENT_LOCAL_SET.with(|c| c.replace(Some((h.clone(), driving)))))
+        Enter(
+            CURRENT_LOCAL_SET
+                .try_with(|c| c.replace(Some((h.clone(), driving))))
+                .ok()
+                .flatten(),
+        )
     }
 }
 
@@ -260,6 +267,15 @@ impl Handle {
             })
             .unwrap_or(false)
     }
+}
+
+/// Whether some [`LocalSet`] is being driven on this thread right now (inside its `run_until`,
+/// its poll as a future, or its `Drop`). The facade's `block_in_place` refuses to run there, as
+/// tokio's does: the set's tasks belong to this thread and cannot move with the worker.
+pub fn driven_here() -> bool {
+    CURRENT_LOCAL_SET
+        .try_with(|c| c.borrow().as_ref().is_some_and(|(_, driving)| *driving))
+        .unwrap_or(false)
 }
 
 /// Spawns `future` onto the [`LocalSet`] being driven on this thread.

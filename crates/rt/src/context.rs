@@ -37,9 +37,14 @@ impl std::fmt::Debug for EnterGuard {
     }
 }
 
+/// After the thread's thread-locals are gone (a runtime dropped by another thread-local's
+/// destructor at thread exit) the runtime is not made current; the guard restores nothing.
 pub(crate) fn enter(handle: &Handle, driving: bool) -> EnterGuard {
     let io = handle.inner.io.enter();
-    let prev = CURRENT_RUNTIME.with(|c| c.replace(Some(handle.clone())));
+    let prev = CURRENT_RUNTIME
+        .try_with(|c| c.replace(Some(handle.clone())))
+        .ok()
+        .flatten();
     let prev_driving = rt_core::driving::set_driving(driving || rt_core::driving::is_driving());
     let depth = ENTER_DEPTH.with(|d| {
         d.set(d.get() + 1);
@@ -124,8 +129,9 @@ pub(crate) fn is_driving() -> bool {
     rt_core::driving::is_driving()
 }
 
-/// Panics unless blocking the thread is allowed here.
+/// Panics unless blocking the thread is allowed here: for `block_on` (tokio's "Cannot start a
+/// runtime from within a runtime").
 #[track_caller]
-pub(crate) fn assert_may_block(what: &str) {
-    rt_core::driving::assert_may_block(what);
+pub(crate) fn assert_may_block_on(what: &str) {
+    rt_core::driving::assert_may_block_on(what);
 }

@@ -135,7 +135,7 @@ impl Handle {
     /// When called from a thread that drives tasks (see `Runtime::block_on`).
     #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
-        context::assert_may_block("Handle::block_on");
+        context::assert_may_block_on("Handle::block_on");
         let _g = context::enter(self, true);
         let future = rt_io::held::Held::new(self.inner.io.clone(), future);
         match &self.inner.panic {

@@ -400,7 +400,7 @@ impl Runtime {
     /// `rt::spawn_blocking` for blocking code.
     #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
-        context::assert_may_block("Runtime::block_on");
+        context::assert_may_block_on("Runtime::block_on");
         let _g = context::enter(&self.handle, true);
         let future = rt_io::held::Held::new(self.handle.inner.io.clone(), future);
         if let Some(state) = &self.handle.inner.panic {
@@ -494,10 +494,13 @@ impl Drop for Runtime {
             // down without waiting, then say what went wrong (unless already unwinding).
             self.shutdown(Some(Duration::ZERO));
             if !std::thread::panicking() {
+                // Opens with tokio's sentences, which ported code matches on. A literal, so the
+                // payload is a `&'static str` as tokio's is.
                 panic!(
-                    "an rt Runtime was dropped inside an async context (a task or block_on), \
-                     where blocking is not allowed: drop it outside, or use \
-                     Runtime::shutdown_background"
+                    "Cannot drop a runtime in a context where blocking is not allowed. This \
+                     happens when a runtime is dropped from within an asynchronous context. (An \
+                     rt Runtime was dropped inside a task or block_on: drop it outside, or use \
+                     Runtime::shutdown_background.)"
                 );
             }
             return;

@@ -7,11 +7,15 @@
 use rt::{Builder, Runtime};
 
 /// The message `Runtime::block_on` panics with on a thread that already drives tasks.
-const BLOCK_ON_IN_RUNTIME: &str = "Cannot block the current thread from within a runtime: \
-                                   Runtime::block_on called from inside an rt runtime (a worker thread, \
-                                   or a thread already in block_on): it would block the thread that \
-                                   drives tasks. Use `.await` instead, or run blocking code with \
-                                   rt::spawn_blocking.";
+const BLOCK_ON_IN_RUNTIME: &str = "Cannot start a runtime from within a runtime. This happens \
+                                   because a function (like `block_on`) attempted to block the \
+                                   current thread while the thread is being used to drive \
+                                   asynchronous tasks. If you are in an async function, use \
+                                   `.await` on the future instead of blocking on it. \
+                                   (Runtime::block_on was called on a thread that drives rt \
+                                   tasks: a worker, or a thread already in block_on. Use \
+                                   `.await` instead, or run blocking code with \
+                                   rt::spawn_blocking.)";
 
 fn current_thread() -> Runtime {
     Builder::new_current_thread()
@@ -100,7 +104,7 @@ fn block_on_a_fresh_runtime_inside_a_worker_fails_the_task() {
 }
 
 #[test]
-#[should_panic(expected = "Runtime::block_on called from inside an rt runtime")]
+#[should_panic(expected = "Runtime::block_on was called on a thread that drives rt tasks")]
 fn nested_block_on_panics() {
     let outer = current_thread();
     let inner = current_thread();
@@ -114,7 +118,7 @@ async fn blocking_helper() -> u32 {
 }
 
 #[rt::test]
-#[should_panic(expected = "Runtime::block_on called from inside an rt runtime")]
+#[should_panic(expected = "Runtime::block_on was called on a thread that drives rt tasks")]
 async fn calling_an_rt_main_function_from_a_test_panics() {
     blocking_helper();
 }

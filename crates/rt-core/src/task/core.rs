@@ -33,6 +33,7 @@
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::mem::ManuallyDrop;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::task::Waker;
 
@@ -184,6 +185,51 @@ impl<F: Future, S> TaskCell<F, S> {
             // moves while the future lives, so it is pinned in place.
             f(unsafe { Pin::new_unchecked(&mut *(*stage).future) })
         })
+    }
+
+    /// Runs `poll` on the pinned future inside `catch_unwind`. A panic from `poll` drops the
+    /// future while the thread is still unwinding, as tokio's harness does (its destructor sees
+    /// `std::thread::panicking()`), and leaves the stage consumed; a second panic, from that
+    /// drop, is contained there and costs nothing more than this task.
+    ///
+    /// # Safety
+    /// The caller holds RUNNING (rule 1).
+    pub(crate) unsafe fn poll_future<R>(
+        &self,
+        poll: impl FnOnce(Pin<&mut F>) -> R,
+    ) -> std::thread::Result<R> {
+        /// Drops the future if the poll unwinds; forgotten when it returns.
+        struct DropOnUnwind<'a, F: Future, S> {
+            cell: &'a TaskCell<F, S>,
+            future: *mut F,
+        }
+        impl<F: Future, S> Drop for DropOnUnwind<'_, F, S> {
+            fn drop(&mut self) {
+                // Tag first: nothing is left to drop twice, whatever the drop does.
+                self.cell.set_tag(tag::CONSUMED);
+                let future = self.future;
+                // SAFETY: the future is live (the tag said RUNNING until just now) and the
+                // poll that borrowed it has unwound past its last use; it is dropped once,
+                // in place, where it was pinned.
+                let _ = catch_unwind(AssertUnwindSafe(|| unsafe {
+                    std::ptr::drop_in_place(future)
+                }));
+            }
+        }
+        let guarded = |fut: Pin<&mut F>| {
+            // SAFETY: the pointer is used only to poll the future in place (re-pinned below)
+            // and to drop it in place; it never moves.
+            let future: *mut F = unsafe { fut.get_unchecked_mut() };
+            catch_unwind(AssertUnwindSafe(|| {
+                let guard = DropOnUnwind { cell: self, future };
+                // SAFETY: the cell never moves while the future lives (it stays pinned).
+                let out = poll(unsafe { Pin::new_unchecked(&mut *future) });
+                std::mem::forget(guard);
+                out
+            }))
+        };
+        // SAFETY: the caller holds RUNNING.
+        unsafe { self.with_future(guarded) }
     }
 
     /// Drops whatever the stage holds and leaves it consumed. The tag is set first, so a panic

@@ -66,14 +66,14 @@ impl<F: Future, S: Schedule> Harness<F, S> {
         let mut cx = Context::from_waker(&waker);
         // The task's span (if it has one) covers the poll.
         let span = self.header().meta.span().map(tracing::Span::enter);
-        // SAFETY: rule 1: we hold RUNNING, so the stage is ours.
-        let res = unsafe {
-            self.cell().with_future(|fut| {
-                let _id = IdGuard::enter(id);
-                catch_unwind(AssertUnwindSafe(|| {
+        let res = {
+            let _id = IdGuard::enter(id);
+            // SAFETY: rule 1: we hold RUNNING, so the stage is ours.
+            unsafe {
+                self.cell().poll_future(|fut| {
                     crate::coop::budget_for(self.header().meta.priority(), || fut.poll(&mut cx))
-                }))
-            })
+                })
+            }
         };
         // Left before anything below can drop the last reference (the span lives in the cell).
         drop(span);
@@ -102,8 +102,7 @@ impl<F: Future, S: Schedule> Harness<F, S> {
                 }
             },
             Err(panic) => {
-                // A panicking poll: drop the future (containing a second panic) and report it.
-                let _ = self.drop_stage();
+                // A panicking poll: its future was dropped during the unwind (`poll_future`).
                 let panic = self.cell().scheduler.unhandled_panic(panic);
                 self.store_output(Err(JoinError::panic(id, panic)));
                 self.complete();

@@ -72,9 +72,11 @@ const TICK_SHIFT: u32 = 12;
 
 use crate::tuning::{MAX_LEAD, TIMER_BATCH as BATCH};
 
-/// The panic message of a timer used after its driver shut down.
-pub(crate) const SHUTDOWN_PANIC: &str = "timer error: the rt runtime's time driver has shut down \
-     (a sleep, timeout or interval was polled after its runtime shut down)";
+/// The panic message of a timer used after its driver shut down. It opens with tokio's sentence,
+/// which ported code matches on.
+pub(crate) const SHUTDOWN_PANIC: &str = "A Tokio 1.x context was found, but it is being shutdown. \
+     (timer error: the rt runtime's time driver has shut down; a sleep, timeout or interval was \
+     polled after its runtime shut down)";
 
 /// The time driver, owned by the reactor. See the module docs.
 pub(crate) struct TimeDriver {

@@ -85,11 +85,12 @@ where
 }
 
 /// A blocking job that did not finish: its panic goes on in the caller (as std's call would
-/// have panicked there); a job the shut-down pool dropped unrun is an `io::Error`.
+/// have panicked there); a job the shut-down pool dropped unrun is an `io::Error` of kind
+/// `Other` whose inner error reads "background task failed", as tokio's.
 pub(crate) fn join_error(e: JoinError) -> io::Error {
     match e.try_into_panic() {
         Ok(payload) => std::panic::resume_unwind(payload),
-        Err(_) => io::Error::other("the runtime's blocking pool has shut down"),
+        Err(_) => io::Error::other("background task failed"),
     }
 }
 

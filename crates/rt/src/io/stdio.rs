@@ -79,12 +79,19 @@ impl<T: Send + 'static> Blocking<T> {
         }
     }
 
-    fn start(&mut self, op: impl FnOnce(&mut Idle<T>) + Send + 'static) {
+    /// Starts `op` on the blocking pool. `Err` ([`rt_io::shutdown_error`], as tokio's) when the
+    /// current runtime's pool has shut down: the operation would be dropped unrun, and the
+    /// handle stays idle.
+    fn start(&mut self, op: impl FnOnce(&mut Idle<T>) + Send + 'static) -> io::Result<()> {
+        if crate::context::with_current(|h| h.inner.blocking.is_shut_down()).unwrap_or(false) {
+            return Err(rt_io::shutdown_error());
+        }
         let mut idle = self.idle.take().expect("start called while busy");
         self.busy = Some(crate::spawn_blocking(move || {
             op(&mut idle);
             idle
         }));
+        Ok(())
     }
 }
 
@@ -110,7 +117,7 @@ impl<T: Read + Send + 'static> Blocking<T> {
                 return Poll::Ready(Ok(()));
             }
             let want = dst.remaining().min(MAX_BUF);
-            self.start(move |idle| {
+            if let Err(e) = self.start(move |idle| {
                 idle.buf.resize(want, 0);
                 idle.pos = 0;
                 loop {
@@ -128,7 +135,9 @@ impl<T: Read + Send + 'static> Blocking<T> {
                         }
                     }
                 }
-            });
+            }) {
+                return Poll::Ready(Err(e));
+            }
         }
     }
 }
@@ -142,7 +151,7 @@ impl<T: Write + Send + 'static> Blocking<T> {
         let n = src.len().min(MAX_BUF);
         idle.buf.clear();
         idle.buf.extend_from_slice(&src[..n]);
-        self.start(|idle| {
+        let started = self.start(|idle| {
             if let Err(e) = idle
                 .inner
                 .write_all(&idle.buf)
@@ -152,7 +161,7 @@ impl<T: Write + Send + 'static> Blocking<T> {
             }
             idle.buf.clear();
         });
-        Poll::Ready(Ok(n))
+        Poll::Ready(started.map(|()| n))
     }
 
     fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {

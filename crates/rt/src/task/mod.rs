@@ -233,10 +233,12 @@ pub use task_local::{AccessError, LocalKey, TaskLocalFuture};
 /// panic in `f` propagates to the caller (the worker is taken back first).
 ///
 /// Outside any runtime, on a blocking-pool thread, inside `block_on` of a multi-thread
-/// runtime, or nested in another `block_in_place`, `f` simply runs, as in tokio.
+/// runtime, inside `Handle::block_on` of a current-thread runtime, or nested in another
+/// `block_in_place`, `f` simply runs, as in tokio.
 ///
 /// # Panics
-/// On a current-thread runtime (its only thread cannot be handed over): use
+/// Inside a [`LocalSet`] being driven (its `run_until`, a `spawn_local` task, its `Drop`), as
+/// in tokio, and on a current-thread runtime (its only thread cannot be handed over): use
 /// [`spawn_blocking`] and await its handle instead, or build the
 /// runtime with [`Builder::new_multi_thread`](crate::Builder::new_multi_thread).
 ///
@@ -257,13 +259,19 @@ pub fn block_in_place<F, R>(f: F) -> R
 where
     F: FnOnce() -> R,
 {
+    assert!(
+        !rt_sched::local::driven_here(),
+        "rt::task::block_in_place can call blocking only when running on the multi-threaded \
+         runtime, outside a LocalSet (the set's tasks are tied to this thread, which cannot be \
+         handed over): use `rt::task::spawn_blocking(f).await` instead"
+    );
     match rt_sched::multi_thread::block_in_place(f) {
         Ok(r) => r,
         Err(f) => {
-            let on_current_thread = crate::context::is_driving()
-                && crate::context::try_current().is_some_and(|h| {
-                    h.runtime_flavor() == crate::runtime::RuntimeFlavor::CurrentThread
-                });
+            // Only the thread that drives a current-thread scheduler (in its `Runtime::block_on`,
+            // a task of it included) is refused; a `Handle::block_on` of that runtime waits for
+            // its own future alone, and `f` runs there as in tokio.
+            let on_current_thread = rt_sched::current_thread::drives_here();
             assert!(
                 !on_current_thread,
                 "rt::task::block_in_place can call blocking only when running on the \
