@@ -123,7 +123,7 @@ impl Handle {
 
     /// Makes this runtime current on this thread until the guard drops, so `rt::spawn`, sockets
     /// and timers work in plain code.
-    pub fn enter(&self) -> EnterGuard {
+    pub fn enter(&self) -> EnterGuard<'_> {
         context::enter(self, false)
     }
 

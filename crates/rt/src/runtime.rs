@@ -387,7 +387,7 @@ impl Runtime {
     }
 
     /// Makes the runtime current on this thread until the guard drops.
-    pub fn enter(&self) -> EnterGuard {
+    pub fn enter(&self) -> EnterGuard<'_> {
         self.handle.enter()
     }
 
