@@ -132,7 +132,7 @@ impl LocalRuntime {
         self.rt().enter().with_local(self.local().enter())
     }
 
-    /// A snapshot of the runtime's metrics.
+    /// The runtime's metrics, read live at each accessor call; see [`Handle::metrics`].
     pub fn metrics(&self) -> RuntimeMetrics {
         self.rt().metrics()
     }

@@ -421,7 +421,7 @@ impl Runtime {
         self.handle.dump()
     }
 
-    /// A snapshot of the runtime's metrics; see [`Handle::metrics`].
+    /// The runtime's metrics, read live at each accessor call; see [`Handle::metrics`].
     pub fn metrics(&self) -> RuntimeMetrics {
         self.handle.metrics()
     }
