@@ -78,6 +78,11 @@ struct Shared {
     /// `worker_total_busy_duration`): added when it parks and when `block_on` returns, so the
     /// clock is read only there. A statistic, like `polls`.
     busy_nanos: unmodelled::AtomicU64,
+    /// A task (or the `block_on` future) woke itself during its poll (a yield: `yield_now`, a
+    /// spent budget) and the driver has not turned since: `block_on` turns it, without
+    /// blocking, before the yielder runs again (tokio's deferred yields), so a yield lets
+    /// pending IO and timers in. Set and cleared by the driving thread.
+    yielded: AtomicBool,
 }
 
 impl crate::stall::Watched for Shared {
@@ -207,6 +212,7 @@ impl CurrentThread {
                     park_hooks: Default::default(),
                     park_unparks: unmodelled::AtomicU64::new(0),
                     busy_nanos: unmodelled::AtomicU64::new(0),
+                    yielded: AtomicBool::new(false),
                 }),
             },
             event_interval: crate::DEFAULT_EVENT_INTERVAL,
@@ -342,21 +348,38 @@ impl CurrentThread {
                 || shared.queue.has_work()
                 || (io && shared.io_driver.as_ref().is_some_and(|d| d.has_ready(0)))
         };
-        loop {
-            tick = tick.wrapping_add(1);
-            if tick.is_multiple_of(self.event_interval) {
-                // Let IO and timers in even while tasks keep this thread busy.
+        // After a yield (`Shared::yielded`), once the yielder is next to run (nothing else is
+        // queued ahead of it): a turn of the driver without blocking.
+        let turn_for_yield = || {
+            if shared.yielded.load(Ordering::Relaxed) && shared.queue.len() <= 1 {
+                shared.yielded.store(false, Ordering::Relaxed);
                 if let Some(d) = &shared.io_driver {
                     d.try_drive(0, Some(std::time::Duration::ZERO), &|| false);
                 }
             }
+        };
+        loop {
+            tick = tick.wrapping_add(1);
+            if tick.is_multiple_of(self.event_interval) {
+                // Let IO and timers in even while tasks keep this thread busy.
+                shared.yielded.store(false, Ordering::Relaxed);
+                if let Some(d) = &shared.io_driver {
+                    d.try_drive(0, Some(std::time::Duration::ZERO), &|| false);
+                }
+            }
+            turn_for_yield();
             if main.woken.swap(false, Ordering::AcqRel) {
                 if let Poll::Ready(out) = rt_core::coop::budget(|| future.as_mut().poll(&mut cx)) {
                     return out;
                 }
+                if main.woken.load(Ordering::Acquire) {
+                    // Woken during its own poll: a yield.
+                    shared.yielded.store(true, Ordering::Relaxed);
+                }
             }
             let mut ran = 0;
             while ran < self.event_interval {
+                turn_for_yield();
                 until_background -= 1;
                 let share = until_background == 0;
                 if share {
@@ -656,6 +679,11 @@ impl Schedule for Handle {
             r.wake(None, task.id().as_u64(), false);
         }
         self.push(task);
+    }
+
+    fn yield_now(&self, task: Notified<Handle>) {
+        self.shared.yielded.store(true, Ordering::Relaxed);
+        self.schedule(task);
     }
 
     fn unhandled_panic(
