@@ -255,7 +255,7 @@ fn main() {
         .worker_threads(workers)
         .build()
         .unwrap();
-    let before = rt.metrics();
+    let before = rt.metrics().snapshot();
     let (cpu, wall) = (cpu_ns(), std::time::Instant::now());
     for _ in 0..iters {
         match (ping_pong, mpsc) {
@@ -272,11 +272,11 @@ fn main() {
         wall.elapsed().as_nanos() as f64 / n,
         (cpu_ns() - cpu) as f64 / n,
     );
-    let after = rt.metrics();
-    let sum =
-        |f: &dyn Fn(&rt::runtime::RuntimeMetrics, usize) -> u64,
-         m: &rt::runtime::RuntimeMetrics| { (0..workers).map(|w| f(m, w)).sum::<u64>() };
-    let per = |f: &dyn Fn(&rt::runtime::RuntimeMetrics, usize) -> u64| {
+    let after = rt.metrics().snapshot();
+    let sum = |f: &dyn Fn(&rt::metrics::Metrics, usize) -> u64, m: &rt::metrics::Metrics| {
+        (0..workers).map(|w| f(m, w)).sum::<u64>()
+    };
+    let per = |f: &dyn Fn(&rt::metrics::Metrics, usize) -> u64| {
         (sum(f, &after) - sum(f, &before)) as f64 / n
     };
     let polls = per(&|m, w| m.worker_poll_count(w));

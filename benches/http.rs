@@ -217,7 +217,7 @@ fn in_process(addr: SocketAddr, conns: usize, secs: u64) -> Sample {
 
 /// `HTTP_BENCH_METRICS=1`: where rt's server spent the run, per worker (to stderr).
 fn print_rt_metrics(runtime: &rt::Runtime) {
-    let m = runtime.metrics();
+    let m = runtime.metrics().snapshot();
     for w in 0..m.num_workers() {
         eprintln!(
             "    rt worker {w}: polls {} local_sched {} lifo_hits {} steals {} ({} ops) parks {} unparks {} \

@@ -167,7 +167,7 @@ fn main() {
             ],
         );
     }
-    let m = hist.metrics();
+    let m = hist.metrics().snapshot();
     let polls: u64 = (0..m.num_workers()).map(|w| m.worker_poll_count(w)).sum();
     println!(
         "  (rt+histograms recorded {polls} polls; steals {}, parks {})",

@@ -59,7 +59,7 @@ const STORM_SPAWNERS: usize = 100;
 /// Spawns `STORM_TASKS` small tasks from `STORM_SPAWNERS` tasks and reports the rate and how the
 /// polls and steals spread over the workers.
 fn spawn_storm(runtime: &rt::Runtime) {
-    let before = runtime.metrics();
+    let before = runtime.metrics().snapshot();
     let started = Instant::now();
     let sum = runtime.block_on(async {
         let spawners: Vec<_> = (0..STORM_SPAWNERS)
@@ -91,7 +91,7 @@ fn spawn_storm(runtime: &rt::Runtime) {
         elapsed.as_secs_f64() * 1e3,
         STORM_TASKS as f64 / elapsed.as_secs_f64() / 1e6
     );
-    let after = runtime.metrics();
+    let after = runtime.metrics().snapshot();
     for (i, (a, b)) in after.workers().iter().zip(before.workers()).enumerate() {
         println!(
             "  worker {i}: {:>8} polls, {:>6} steals, {:>5} parks, {:>5} unparks",

@@ -38,6 +38,7 @@
 
 use std::cell::Cell;
 use std::future::Future;
+use std::marker::PhantomData;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -281,14 +282,14 @@ fn slice_has_budget() -> bool {
 #[inline]
 pub fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
     let r = CURRENT_BUDGET.try_with(|c| match c.get() {
-        None => Poll::Ready(RestoreOnPending(Cell::new(None))),
+        None => Poll::Ready(RestoreOnPending::new(Cell::new(None))),
         // A background poll's slice spends its own unit; a unit spent on an operation that
         // ends up waiting is not given back (the slice's count is only its own yield point).
-        Some(0) if slice_proceeds(true) => Poll::Ready(RestoreOnPending(Cell::new(None))),
+        Some(0) if slice_proceeds(true) => Poll::Ready(RestoreOnPending::new(Cell::new(None))),
         Some(0) => Poll::Pending,
         Some(n) => {
             c.set(Some(n - 1));
-            Poll::Ready(RestoreOnPending(Cell::new(Some(n))))
+            Poll::Ready(RestoreOnPending::new(Cell::new(Some(n))))
         }
     });
     match r {
@@ -297,16 +298,23 @@ pub fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
             Poll::Pending
         }
         Ok(ready) => ready,
-        Err(_) => Poll::Ready(RestoreOnPending(Cell::new(None))),
+        Err(_) => Poll::Ready(RestoreOnPending::new(Cell::new(None))),
     }
 }
 
 /// Gives a budget unit back when dropped, unless the operation made progress.
+///
+/// Neither `Send` nor `Sync`, as tokio's: the unit belongs to this thread's current poll.
 #[derive(Debug)]
 #[must_use = "call `made_progress` when the operation completed"]
-pub struct RestoreOnPending(Cell<Option<u8>>);
+pub struct RestoreOnPending(Cell<Option<u8>>, PhantomData<*mut ()>);
 
 impl RestoreOnPending {
+    #[inline]
+    fn new(unit: Cell<Option<u8>>) -> RestoreOnPending {
+        RestoreOnPending(unit, PhantomData)
+    }
+
     /// The operation completed: keep the unit spent. Takes `&self`, as tokio's does, so a
     /// guard held in a loop can be marked more than once.
     #[inline]

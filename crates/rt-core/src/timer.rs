@@ -12,8 +12,9 @@ use std::pin::{pin, Pin};
 use std::task::Poll;
 use std::time::Duration;
 
-/// A sleep handed out by the installed [`Timer`].
-pub type Sleep = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
+/// A sleep handed out by the installed [`Timer`]. `Sync` too, so a future holding one (rt-sync's
+/// `send_timeout`) is `Sync` when its other state is, as tokio's are.
+pub type Sleep = Pin<Box<dyn Future<Output = ()> + Send + Sync + 'static>>;
 
 /// A timer that code below the IO driver can sleep on.
 pub trait Timer: Send + Sync + 'static {

@@ -28,17 +28,25 @@ fn rt_deadline(deadline: Instant) -> rt::time::Instant {
     rt::time::Instant::from_std(deadline)
 }
 
-/// The sleep handed to hyper: an rt sleep.
+/// The sleep handed to hyper: an rt sleep, pinned structurally (hyper boxes it).
 #[derive(Debug)]
 struct HyperSleep {
     inner: rt::time::Sleep,
 }
 
+impl HyperSleep {
+    fn inner(self: Pin<&mut Self>) -> Pin<&mut rt::time::Sleep> {
+        // SAFETY: `inner` is pinned structurally: `HyperSleep` has no `Drop` impl, is `!Unpin`
+        // (as `Sleep` is), and never moves `inner` out or hands out an unpinned `&mut` to it.
+        unsafe { self.map_unchecked_mut(|s| &mut s.inner) }
+    }
+}
+
 impl Future for HyperSleep {
     type Output = ();
 
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        Pin::new(&mut self.inner).poll(cx)
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        self.inner().poll(cx)
     }
 }
 
@@ -67,7 +75,7 @@ impl hyper::rt::Timer for HyperTimer {
 
     fn reset(&self, sleep: &mut Pin<Box<dyn Sleep>>, new_deadline: Instant) {
         match sleep.as_mut().downcast_mut_pin::<HyperSleep>() {
-            Some(mut s) => Pin::new(&mut s.inner).reset(rt_deadline(new_deadline)),
+            Some(s) => s.inner().reset(rt_deadline(new_deadline)),
             // A sleep from another timer: replace it.
             None => *sleep = self.sleep_until(new_deadline),
         }

@@ -15,7 +15,7 @@ fn dropped_sleep_never_wakes() {
     rt.block_on(async {
         let (count, waker) = CountingWaker::new();
         let deadline = Instant::now() + Duration::from_millis(20);
-        let mut doomed: Vec<_> = (0..100).map(|_| sleep_until(deadline)).collect();
+        let mut doomed: Vec<_> = (0..100).map(|_| Box::pin(sleep_until(deadline))).collect();
         for s in &mut doomed {
             let _ = poll_with(s, &waker);
         }
@@ -42,7 +42,7 @@ fn dropping_while_the_driver_fires_never_wakes_after_the_drop() {
         // Drops racing fires: each sleep is dropped right around its deadline.
         for i in 0..200u64 {
             let (count, waker) = CountingWaker::new();
-            let mut s = sleep(Duration::from_micros(i % 20));
+            let mut s = Box::pin(sleep(Duration::from_micros(i % 20)));
             if poll_with(&mut s, &waker).is_pending() {
                 while !s.is_elapsed() && i % 2 == 0 {
                     std::hint::spin_loop();

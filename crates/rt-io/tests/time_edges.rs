@@ -16,7 +16,7 @@ fn duration_max_never_fires() {
     let rt = time_support::runtime();
     rt.block_on(async {
         let (count, waker) = CountingWaker::new();
-        let mut forever = sleep(Duration::MAX);
+        let mut forever = Box::pin(sleep(Duration::MAX));
         assert!(forever.deadline() > Instant::now() + Duration::from_secs(86400 * 365 * 20));
         assert_eq!(poll_with(&mut forever, &waker), Poll::Pending);
         let mut never = Box::pin(timeout(Duration::MAX, pending::<()>()));
@@ -42,10 +42,10 @@ fn past_deadlines_complete_at_the_first_poll() {
     rt.block_on(async {
         let (count, waker) = CountingWaker::new();
         let past = Instant::now() - Duration::from_millis(5);
-        let mut s = sleep_until(past);
+        let mut s = Box::pin(sleep_until(past));
         assert_eq!(poll_with(&mut s, &waker), Poll::Ready(()));
         assert!(s.is_elapsed());
-        let mut zero = sleep(Duration::ZERO);
+        let mut zero = Box::pin(sleep(Duration::ZERO));
         assert_eq!(poll_with(&mut zero, &waker), Poll::Ready(()));
         assert_eq!(count.wakes(), 0, "completed without a wake-up");
         // An instant from before the runtime (and its clock) started.

@@ -15,7 +15,7 @@ fn an_entry_from_a_dropped_sleep_wakes_only_its_new_owner() {
     rt.block_on(async {
         for _ in 0..50 {
             let (old, old_waker) = CountingWaker::new();
-            let mut dropped = sleep(Duration::from_secs(30));
+            let mut dropped = Box::pin(sleep(Duration::from_secs(30)));
             assert!(poll_with(&mut dropped, &old_waker).is_pending());
             drop(dropped);
             drop(old_waker);
@@ -26,7 +26,7 @@ fn an_entry_from_a_dropped_sleep_wakes_only_its_new_owner() {
             );
 
             let (new, new_waker) = CountingWaker::new();
-            let mut next = sleep(Duration::from_micros(300));
+            let mut next = Box::pin(sleep(Duration::from_micros(300)));
             assert!(poll_with(&mut next, &new_waker).is_pending());
             assert!(
                 time_support::settle(|| new.wakes() == 1).await,
@@ -48,7 +48,7 @@ fn an_entry_from_a_completed_sleep_starts_unfired() {
             // thread's cache.
             sleep(Duration::from_micros(100)).await;
             let start = Instant::now();
-            let mut next = sleep(Duration::from_millis(2));
+            let mut next = Box::pin(sleep(Duration::from_millis(2)));
             let (count, waker) = CountingWaker::new();
             assert!(
                 poll_with(&mut next, &waker).is_pending(),

@@ -16,7 +16,7 @@ fn repoll_with_a_new_waker_replaces_the_old() {
     rt.block_on(async {
         let (old, old_waker) = CountingWaker::new();
         let (new, new_waker) = CountingWaker::new();
-        let mut s = sleep(Duration::from_millis(2));
+        let mut s = Box::pin(sleep(Duration::from_millis(2)));
         assert_eq!(poll_with(&mut s, &old_waker), Poll::Pending);
         if poll_with(&mut s, &new_waker).is_ready() {
             // Preempted past the deadline between the polls: the fire took the old waker.
@@ -36,7 +36,7 @@ fn repoll_with_the_same_waker_keeps_one_clone() {
     let rt = time_support::runtime();
     rt.block_on(async {
         let (count, waker) = CountingWaker::new();
-        let mut s = sleep(Duration::from_secs(3600));
+        let mut s = Box::pin(sleep(Duration::from_secs(3600)));
         for _ in 0..10 {
             assert_eq!(poll_with(&mut s, &waker), Poll::Pending);
         }

@@ -4,7 +4,6 @@
 mod time_support;
 
 use rt::time::Instant;
-use std::pin::Pin;
 use std::task::Poll;
 use std::time::Duration;
 
@@ -16,11 +15,11 @@ fn reset_to_earlier_and_later_deadlines() {
     let rt = time_support::runtime();
     rt.block_on(async {
         // Earlier: an hour-long sleep that is not reset would hang this test.
-        let mut s = sleep(Duration::from_secs(3600));
+        let mut s = Box::pin(sleep(Duration::from_secs(3600)));
         let (_c, waker) = CountingWaker::new();
         assert_eq!(poll_with(&mut s, &waker), Poll::Pending);
         let earlier = Instant::now() + Duration::from_millis(1);
-        Pin::new(&mut s).reset(earlier);
+        s.as_mut().reset(earlier);
         assert_eq!(s.deadline(), earlier);
         (&mut s).await;
         assert!(Instant::now() >= earlier);
@@ -28,7 +27,7 @@ fn reset_to_earlier_and_later_deadlines() {
 
         // After completion, to a later deadline: it runs again.
         let later = Instant::now() + Duration::from_millis(2);
-        Pin::new(&mut s).reset(later);
+        s.as_mut().reset(later);
         assert!(!s.is_elapsed());
         (&mut s).await;
         assert!(Instant::now() >= later);
@@ -40,11 +39,11 @@ fn reset_keeps_the_waiting_waker() {
     let rt = time_support::runtime();
     rt.block_on(async {
         let (count, waker) = CountingWaker::new();
-        let mut s = sleep(Duration::from_secs(3600));
+        let mut s = Box::pin(sleep(Duration::from_secs(3600)));
         assert_eq!(poll_with(&mut s, &waker), Poll::Pending);
         let new_deadline = Instant::now() + Duration::from_millis(1);
         // Reset without polling again, as a select loop would.
-        Pin::new(&mut s).reset(new_deadline);
+        s.as_mut().reset(new_deadline);
         sleep_until(new_deadline).await;
         assert!(
             time_support::settle(|| count.wakes() > 0).await,
@@ -61,9 +60,9 @@ fn reset_to_the_past_wakes_at_once() {
     let rt = time_support::runtime();
     rt.block_on(async {
         let (count, waker) = CountingWaker::new();
-        let mut s = sleep(Duration::from_secs(3600));
+        let mut s = Box::pin(sleep(Duration::from_secs(3600)));
         assert_eq!(poll_with(&mut s, &waker), Poll::Pending);
-        Pin::new(&mut s).reset(Instant::now() - Duration::from_millis(1));
+        s.as_mut().reset(Instant::now() - Duration::from_millis(1));
         assert_eq!(count.wakes(), 1);
         assert_eq!(poll_with(&mut s, &waker), Poll::Ready(()));
     });

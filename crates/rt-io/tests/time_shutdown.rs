@@ -26,7 +26,7 @@ fn pending_sleep_is_woken_by_shutdown_and_then_panics() {
     let (count, waker) = CountingWaker::new();
     let mut s = {
         let _g = rt.enter();
-        sleep(Duration::from_secs(3600))
+        Box::pin(sleep(Duration::from_secs(3600)))
     };
     assert_eq!(poll_with(&mut s, &waker), Poll::Pending);
     drop(rt);
@@ -41,7 +41,7 @@ fn sleep_first_polled_after_shutdown_panics() {
     let rt = time_support::runtime();
     let mut s = {
         let _g = rt.enter();
-        sleep(Duration::from_secs(1))
+        Box::pin(sleep(Duration::from_secs(1)))
     };
     drop(rt);
     let (_c, waker) = CountingWaker::new();

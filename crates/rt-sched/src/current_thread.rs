@@ -78,6 +78,15 @@ struct Shared {
     /// Parks of the driving thread plus its wake-ups from them (tokio's
     /// `worker_park_unpark_count`): odd while it sleeps. A statistic, like `polls`.
     park_unparks: unmodelled::AtomicU64,
+    /// Nanoseconds the driving thread spent in `block_on` outside its parks (tokio's
+    /// `worker_total_busy_duration`): added when it parks and when `block_on` returns, so the
+    /// clock is read only there. A statistic, like `polls`.
+    busy_nanos: unmodelled::AtomicU64,
+    /// A task (or the `block_on` future) woke itself during its poll (a yield: `yield_now`, a
+    /// spent budget) and the driver has not turned since: `block_on` turns it, without
+    /// blocking, before the yielder runs again (tokio's deferred yields), so a yield lets
+    /// pending IO and timers in. Set and cleared by the driving thread.
+    yielded: AtomicBool,
 }
 
 impl crate::stall::Watched for Shared {
@@ -207,6 +216,8 @@ impl CurrentThread {
                     watched: AtomicBool::new(false),
                     park_hooks: Default::default(),
                     park_unparks: unmodelled::AtomicU64::new(0),
+                    busy_nanos: unmodelled::AtomicU64::new(0),
+                    yielded: AtomicBool::new(false),
                 }),
             },
             event_interval: crate::DEFAULT_EVENT_INTERVAL,
@@ -358,6 +369,7 @@ impl CurrentThread {
             }
         }
         let guard = PutBack(shared, Some(parker));
+        let busy = BusyClock::start(&shared.busy_nanos);
         let _drives = DrivesHere::enter();
         self.start_monitor();
         // Dropped before `guard`: the stamp is this thread's to write until the parker goes
@@ -381,21 +393,38 @@ impl CurrentThread {
                 || shared.queue.has_work()
                 || (io && shared.io_driver.as_ref().is_some_and(|d| d.has_ready(0)))
         };
-        loop {
-            tick = tick.wrapping_add(1);
-            if tick.is_multiple_of(self.event_interval) {
-                // Let IO and timers in even while tasks keep this thread busy.
+        // After a yield (`Shared::yielded`), once the yielder is next to run (nothing else is
+        // queued ahead of it): a turn of the driver without blocking.
+        let turn_for_yield = || {
+            if shared.yielded.load(Ordering::Relaxed) && shared.queue.len() <= 1 {
+                shared.yielded.store(false, Ordering::Relaxed);
                 if let Some(d) = &shared.io_driver {
                     d.try_drive(0, Some(std::time::Duration::ZERO), &|| false);
                 }
             }
+        };
+        loop {
+            tick = tick.wrapping_add(1);
+            if tick.is_multiple_of(self.event_interval) {
+                // Let IO and timers in even while tasks keep this thread busy.
+                shared.yielded.store(false, Ordering::Relaxed);
+                if let Some(d) = &shared.io_driver {
+                    d.try_drive(0, Some(std::time::Duration::ZERO), &|| false);
+                }
+            }
+            turn_for_yield();
             if main.woken.swap(false, Ordering::AcqRel) {
                 if let Poll::Ready(out) = rt_core::coop::budget(|| future.as_mut().poll(&mut cx)) {
                     return out;
                 }
+                if main.woken.load(Ordering::Acquire) {
+                    // Woken during its own poll: a yield.
+                    shared.yielded.store(true, Ordering::Relaxed);
+                }
             }
             let mut ran = 0;
             while ran < self.event_interval {
+                turn_for_yield();
                 until_background -= 1;
                 let share = until_background == 0;
                 if share {
@@ -437,14 +466,14 @@ impl CurrentThread {
                 shared.stamp.idle();
             }
             if ran == 0 && !main.woken.load(Ordering::Acquire) {
-                self.idle(&main, guard.1.as_ref().expect("parker present"));
+                self.idle(&main, guard.1.as_ref().expect("parker present"), &busy);
             }
         }
     }
 
     /// Nothing to run: sleep in the IO driver if there is one (so IO wakes land here without
     /// another thread), else on the parker.
-    fn idle(&self, main: &MainWaker, parker: &Parker) {
+    fn idle(&self, main: &MainWaker, parker: &Parker, busy: &BusyClock<'_>) {
         let shared = &self.handle.shared;
         // The user's hooks around the sleep; `on_unpark` runs last (declared first), after
         // the park/unpark count is even again.
@@ -465,7 +494,7 @@ impl CurrentThread {
             }
             return;
         }
-        let _counted = ParkCount::enter(&shared.park_unparks);
+        let _counted = ParkCount::enter(&shared.park_unparks, busy);
         if let Some(d) = &shared.io_driver {
             shared.on_driver.store(true, Ordering::SeqCst);
             let nothing = !has_work();
@@ -497,19 +526,59 @@ impl Drop for CurrentThread {
 }
 
 /// Counts a park of the driving thread now and its wake-up when dropped
-/// (`Shared::park_unparks`).
-struct ParkCount<'a>(&'a unmodelled::AtomicU64);
+/// (`Shared::park_unparks`); the busy time stops for its length.
+struct ParkCount<'a>(&'a unmodelled::AtomicU64, &'a BusyClock<'a>);
 
-impl ParkCount<'_> {
-    fn enter(c: &unmodelled::AtomicU64) -> ParkCount<'_> {
+impl<'a> ParkCount<'a> {
+    fn enter(c: &'a unmodelled::AtomicU64, busy: &'a BusyClock<'a>) -> ParkCount<'a> {
         c.fetch_add(1, unmodelled::Ordering::Relaxed);
-        ParkCount(c)
+        busy.stop();
+        ParkCount(c, busy)
     }
 }
 
 impl Drop for ParkCount<'_> {
     fn drop(&mut self) {
+        self.1.restart();
         self.0.fetch_add(1, unmodelled::Ordering::Relaxed);
+    }
+}
+
+/// The driving thread's busy time (`Shared::busy_nanos`): runs from `block_on`'s start to its
+/// end, stopped across parks. Reads the clock only at those points (not at all when
+/// `rt_core::OBSERVE` is off).
+struct BusyClock<'a> {
+    total: &'a unmodelled::AtomicU64,
+    since: std::cell::Cell<Option<std::time::Instant>>,
+}
+
+impl<'a> BusyClock<'a> {
+    fn start(total: &'a unmodelled::AtomicU64) -> BusyClock<'a> {
+        let clock = BusyClock {
+            total,
+            since: std::cell::Cell::new(None),
+        };
+        clock.restart();
+        clock
+    }
+
+    fn restart(&self) {
+        if rt_core::OBSERVE {
+            self.since.set(Some(std::time::Instant::now()));
+        }
+    }
+
+    fn stop(&self) {
+        if let Some(since) = self.since.take() {
+            let nanos = u64::try_from(since.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            self.total.fetch_add(nanos, unmodelled::Ordering::Relaxed);
+        }
+    }
+}
+
+impl Drop for BusyClock<'_> {
+    fn drop(&mut self) {
+        self.stop();
     }
 }
 
@@ -613,10 +682,19 @@ impl Handle {
     /// and stalls are kept; the blocking-pool fields are the facade's.
     pub fn metrics(&self) -> crate::metrics::Metrics {
         crate::metrics::Metrics {
-            workers: vec![crate::metrics::WorkerMetrics {
-                polls: self.polls(),
-                park_unparks: self.shared.park_unparks.load(unmodelled::Ordering::Relaxed),
-                ..Default::default()
+            workers: vec![{
+                let park_unparks = self.shared.park_unparks.load(unmodelled::Ordering::Relaxed);
+                crate::metrics::WorkerMetrics {
+                    polls: self.polls(),
+                    // Each park adds one when it starts and one when it ends.
+                    parks: park_unparks.div_ceil(2),
+                    unparks: park_unparks / 2,
+                    park_unparks,
+                    busy: std::time::Duration::from_nanos(
+                        self.shared.busy_nanos.load(unmodelled::Ordering::Relaxed),
+                    ),
+                    ..Default::default()
+                }
             }],
             live_tasks: self.live_tasks(),
             spawned_tasks: self.shared.spawned.load(unmodelled::Ordering::Relaxed),
@@ -646,6 +724,11 @@ impl Schedule for Handle {
             r.wake(None, task.id().as_u64(), false);
         }
         self.push(task);
+    }
+
+    fn yield_now(&self, task: Notified<Handle>) {
+        self.shared.yielded.store(true, Ordering::Relaxed);
+        self.schedule(task);
     }
 
     fn unhandled_panic(

@@ -177,7 +177,11 @@ impl LocalSet {
     /// Runs `future` on the calling task, and the set's tasks alongside it, until `future`
     /// completes. Inside it, [`spawn_local`] spawns onto this set.
     pub fn run_until<F: Future>(&self, future: F) -> RunUntil<'_, F> {
-        RunUntil { set: self, future }
+        RunUntil {
+            set: self,
+            future,
+            _pin: std::marker::PhantomPinned,
+        }
     }
 
     /// Tasks of this set that are still live.
@@ -316,9 +320,12 @@ where
 }
 
 /// The future of [`LocalSet::run_until`].
+///
+/// `!Unpin` whatever `F` is, as tokio's.
 pub struct RunUntil<'a, F> {
     set: &'a LocalSet,
     future: F,
+    _pin: std::marker::PhantomPinned,
 }
 
 impl<F> std::fmt::Debug for RunUntil<'_, F> {

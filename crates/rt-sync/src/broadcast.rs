@@ -37,6 +37,7 @@ use std::collections::VecDeque;
 use std::error::Error;
 use std::fmt;
 use std::future::Future;
+use std::marker::PhantomPinned;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
@@ -354,6 +355,7 @@ impl<T: Clone> Receiver<T> {
         RecvFuture {
             rx: self,
             waiting: None,
+            _pin: PhantomPinned,
         }
     }
 
@@ -531,18 +533,20 @@ impl<T> Drop for Receiver<T> {
     }
 }
 
-/// The future of [`Receiver::recv`].
+/// The future of [`Receiver::recv`]. `!Unpin`, as tokio's (pin it to poll it by hand).
 #[must_use = "futures do nothing unless polled"]
 pub struct RecvFuture<'a, T> {
     rx: &'a mut Receiver<T>,
     waiting: Option<Key>,
+    _pin: PhantomPinned,
 }
 
 impl<T: Clone> Future for RecvFuture<'_, T> {
     type Output = Result<T, RecvError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.get_mut();
+        // SAFETY: `!Unpin` only as tokio's future is: no field is pinned, nothing is moved out.
+        let this = unsafe { self.get_unchecked_mut() };
         let coop = std::task::ready!(coop::poll_proceed(cx));
         let Receiver { shared, next } = &mut *this.rx;
         let mut state = shared.lock();

@@ -103,7 +103,7 @@
 use std::error::Error;
 use std::fmt;
 use std::future::Future;
-use std::marker::PhantomData;
+use std::marker::{PhantomData, PhantomPinned};
 use std::ops::Deref;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
@@ -419,10 +419,16 @@ pub struct Receiver<T> {
 
 /// A borrow of the value: holds that value (not a lock), so it stays the same while the `Ref`
 /// lives even if a newer one is sent meanwhile. Any number may live at once.
+///
+/// `!Send`, and `Sync` when `T` is `Send + Sync`, as tokio's (a read guard there): `send_replace`
+/// and `send_modify` wait for the borrows of the value they change, so a borrow belongs where it
+/// was taken.
 pub struct Ref<'a, T> {
     node: Arc<Node<T>>,
     has_changed: bool,
-    _handle: PhantomData<&'a ()>,
+    /// The borrow of the receiver or sender, and the guard's auto traits (`!Send`, `Sync`): a
+    /// marker type only, no lock is taken.
+    _handle: PhantomData<std::sync::MutexGuard<'a, ()>>,
 }
 
 impl<T> Ref<'_, T> {
@@ -566,6 +572,7 @@ impl<T> Sender<T> {
         Closed {
             shared: &self.shared,
             waiting: None,
+            _pin: PhantomPinned,
         }
     }
 }
@@ -719,6 +726,7 @@ impl<T> Receiver<T> {
         Changed {
             rx: self,
             waiting: None,
+            _pin: PhantomPinned,
         }
     }
 }
@@ -741,11 +749,12 @@ impl<T> Drop for Receiver<T> {
     }
 }
 
-/// The future of [`Receiver::changed`].
+/// The future of [`Receiver::changed`]. `!Unpin`, as tokio's (pin it to poll it by hand).
 #[must_use = "futures do nothing unless polled"]
 pub struct Changed<'a, T> {
     rx: &'a mut Receiver<T>,
     waiting: Option<Key>,
+    _pin: PhantomPinned,
 }
 
 impl<T> Changed<'_, T> {
@@ -767,7 +776,8 @@ impl<T> Future for Changed<'_, T> {
     type Output = Result<(), RecvError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.get_mut();
+        // SAFETY: `!Unpin` only as tokio's future is: no field is pinned, nothing is moved out.
+        let this = unsafe { self.get_unchecked_mut() };
         let coop = std::task::ready!(coop::poll_proceed(cx));
         let mut out = Self::check(this.rx);
         if out.is_none() {
@@ -799,18 +809,20 @@ impl<T> Drop for Changed<'_, T> {
     }
 }
 
-/// The future of [`Sender::closed`].
+/// The future of [`Sender::closed`]. `!Unpin`, as tokio's (pin it to poll it by hand).
 #[must_use = "futures do nothing unless polled"]
 pub struct Closed<'a, T> {
     shared: &'a Shared<T>,
     waiting: Option<Key>,
+    _pin: PhantomPinned,
 }
 
 impl<T> Future for Closed<'_, T> {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let this = self.get_mut();
+        // SAFETY: `!Unpin` only as tokio's future is: no field is pinned, nothing is moved out.
+        let this = unsafe { self.get_unchecked_mut() };
         let shared = this.shared;
         let gone = || shared.receivers.load(Ordering::Acquire) == 0;
         if gone() || shared.register(cx, &mut this.waiting, tx_queue, gone) {

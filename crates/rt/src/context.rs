@@ -16,9 +16,13 @@ rt_core::sync::thread_local! {
 // flag, so rt-sync's blocking calls see it too.
 
 /// Makes a runtime current on this thread until dropped (nestable). Returned by
-/// [`Runtime::enter`](crate::Runtime::enter) and [`Handle::enter`].
+/// [`Runtime::enter`](crate::Runtime::enter) and [`Handle::enter`]; `'a` is the borrow of the
+/// runtime or handle it came from, as in tokio (the guard holds a handle of its own, so the
+/// runtime stays alive either way).
+///
+/// `!Send` (it restores this thread's state when dropped) and `Sync`, as tokio's.
 #[must_use = "the runtime is current only while the guard lives"]
-pub struct EnterGuard {
+pub struct EnterGuard<'a> {
     prev: Option<Handle>,
     /// This guard's place among the thread's live guards (1 for the outermost).
     depth: usize,
@@ -29,9 +33,15 @@ pub struct EnterGuard {
     local: Option<rt_sched::local::LocalEnterGuard>,
     /// Not `Send`: the guard restores this thread's state.
     _not_send: std::marker::PhantomData<*const ()>,
+    _handle: std::marker::PhantomData<&'a Handle>,
 }
 
-impl std::fmt::Debug for EnterGuard {
+// SAFETY: no method reads or writes a field through `&EnterGuard` (its `Debug` prints none), so
+// sharing a reference with another thread gives that thread nothing to touch; only `Drop`, on
+// the owning thread (the guard is `!Send`), uses the fields.
+unsafe impl Sync for EnterGuard<'_> {}
+
+impl std::fmt::Debug for EnterGuard<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("EnterGuard").finish_non_exhaustive()
     }
@@ -39,7 +49,7 @@ impl std::fmt::Debug for EnterGuard {
 
 /// After the thread's thread-locals are gone (a runtime dropped by another thread-local's
 /// destructor at thread exit) the runtime is not made current; the guard restores nothing.
-pub(crate) fn enter(handle: &Handle, driving: bool) -> EnterGuard {
+pub(crate) fn enter(handle: &Handle, driving: bool) -> EnterGuard<'static> {
     let io = handle.inner.io.enter();
     let prev = CURRENT_RUNTIME
         .try_with(|c| c.replace(Some(handle.clone())))
@@ -58,18 +68,19 @@ pub(crate) fn enter(handle: &Handle, driving: bool) -> EnterGuard {
         _locals: rt_sched::local::enter_observer(&handle.inner.locals),
         local: None,
         _not_send: std::marker::PhantomData,
+        _handle: std::marker::PhantomData,
     }
 }
 
-impl EnterGuard {
+impl<'a> EnterGuard<'a> {
     /// Also keeps `local` entered while the guard lives (a `LocalRuntime`'s set).
-    pub(crate) fn with_local(mut self, local: rt_sched::local::LocalEnterGuard) -> EnterGuard {
+    pub(crate) fn with_local(mut self, local: rt_sched::local::LocalEnterGuard) -> EnterGuard<'a> {
         self.local = Some(local);
         self
     }
 }
 
-impl Drop for EnterGuard {
+impl Drop for EnterGuard<'_> {
     fn drop(&mut self) {
         let in_order = ENTER_DEPTH
             .try_with(|d| d.get() == self.depth)

@@ -123,7 +123,7 @@ impl Handle {
 
     /// Makes this runtime current on this thread until the guard drops, so `rt::spawn`, sockets
     /// and timers work in plain code.
-    pub fn enter(&self) -> EnterGuard {
+    pub fn enter(&self) -> EnterGuard<'_> {
         context::enter(self, false)
     }
 
@@ -182,10 +182,10 @@ impl Handle {
         crate::dump::capture(&self.inner)
     }
 
-    /// A snapshot of the runtime's metrics (tokio's `Handle::metrics`); see
+    /// The runtime's metrics, read live at each accessor call (tokio's `Handle::metrics`); see
     /// [`RuntimeMetrics`](crate::runtime::RuntimeMetrics) and the README's "Metrics".
     pub fn metrics(&self) -> crate::runtime::RuntimeMetrics {
-        crate::metrics::snapshot(self)
+        crate::runtime::RuntimeMetrics::new(self)
     }
 }
 

@@ -54,7 +54,8 @@ pub mod fs;
 mod handle;
 pub mod io;
 mod local_runtime;
-mod macros;
+#[doc(hidden)]
+pub mod macros;
 pub mod process;
 pub mod runtime;
 mod runtime_id;

@@ -128,11 +128,11 @@ impl LocalRuntime {
 
     /// Makes the runtime current on this thread, and its local task set the one
     /// [`spawn_local`](crate::task::spawn_local) spawns onto, until the guard is dropped.
-    pub fn enter(&self) -> EnterGuard {
+    pub fn enter(&self) -> EnterGuard<'_> {
         self.rt().enter().with_local(self.local().enter())
     }
 
-    /// A snapshot of the runtime's metrics.
+    /// The runtime's metrics, read live at each accessor call; see [`Handle::metrics`].
     pub fn metrics(&self) -> RuntimeMetrics {
         self.rt().metrics()
     }

@@ -1,5 +1,7 @@
 //! Runtime metrics: [`Runtime::metrics`](crate::Runtime::metrics) and
-//! [`Handle::metrics`](crate::Handle::metrics) return a [`RuntimeMetrics`] snapshot.
+//! [`Handle::metrics`](crate::Handle::metrics) return a [`RuntimeMetrics`], a handle whose
+//! accessors read the values at each call (as tokio's); [`RuntimeMetrics::snapshot`] copies
+//! them all at once into a [`Metrics`].
 //!
 //! On by default and cheap (a relaxed load + store on the worker's own cache line per event, a
 //! clock read only when a worker parks or wakes): per worker, polls, steals (operations and
@@ -27,19 +29,21 @@
 //!
 //! # Metrics
 //!
-//! `Runtime::metrics()` and `Handle::metrics()` return a snapshot, `rt::runtime::RuntimeMetrics`,
-//! with tokio's accessor names. Always on: per worker `worker_poll_count`, `worker_steal_count`
+//! `Runtime::metrics()` and `Handle::metrics()` return `rt::runtime::RuntimeMetrics`, whose
+//! accessors (tokio's names) read the live values at each call; `snapshot()` copies them all. Always on: per worker `worker_poll_count`, `worker_steal_count`
 //! (tasks) and `worker_steal_operations`, `worker_park_count`, `worker_unpark_count`,
 //! `worker_total_busy_duration`, `worker_local_queue_depth`, `worker_lifo_hit_count`,
 //! `worker_local_schedule_count`, `worker_reactor_turn_count` and `worker_reactor_event_count`
 //! (the worker's reactor shard); runtime-wide `num_workers`, `num_alive_tasks`,
 //! `spawned_tasks_count`, `remote_schedule_count`, `global_queue_depth`, `num_blocking_threads`,
-//! `num_idle_blocking_threads`, `blocking_queue_depth` and `io_driver_ready_count`. The fields are
-//! public too (`m.workers[i].polls`), each documented with its unit; counters never go back.
+//! `num_idle_blocking_threads`, `blocking_queue_depth` and `io_driver_ready_count`. A snapshot
+//! also has each worker's `WorkerMetrics` (`m.snapshot().workers()[i].polls()`), each
+//! documented with its unit; counters never go back.
 //! Busy time is read from the clock only when a worker parks and wakes, and is added when the
 //! worker parks. Local queues are unbounded, so `worker_overflow_count` is always 0. On the
-//! current-thread runtime (one worker: the thread in `block_on`) only polls, live and spawned
-//! tasks, the run-queue depth (as `global_queue_depth`), stalls and the blocking pool are counted.
+//! current-thread runtime (one worker: the thread in `block_on`) only polls, parks and unparks,
+//! busy time (inside `block_on` and not parked), live and spawned tasks, the run-queue depth (as
+//! `global_queue_depth`), stalls and the blocking pool are counted.
 //!
 //! The poll-time and schedule-latency (spawn or wake to poll) histograms read the clock twice per
 //! poll, so they are opt-in: `Builder::poll_time_histogram(true)` (or tokio's
@@ -81,19 +85,121 @@ pub use rt_sched::metrics::{
     HISTOGRAM_FIRST_BUCKET_NS,
 };
 
-/// tokio's name for the snapshot [`Runtime::metrics`](crate::Runtime::metrics) returns
-/// (also at `rt::runtime::RuntimeMetrics`).
-pub type RuntimeMetrics = Metrics;
+/// The runtime's metrics, read live (tokio's `RuntimeMetrics`): a cheap handle to the runtime,
+/// returned by [`Handle::metrics`](crate::Handle::metrics) and
+/// [`Runtime::metrics`](crate::Runtime::metrics), whose accessors read the counters and gauges
+/// at each call, as tokio's do. Take it once and read it again after the work it measures.
+///
+/// [`snapshot`](RuntimeMetrics::snapshot) copies every value at once, into a [`Metrics`] whose
+/// numbers stay fixed (several accessors read there agree with each other); each accessor here
+/// takes the part of such a copy it needs. Cloning the handle clones the runtime's `Handle`:
+/// it keeps the runtime's state alive, not its threads.
+#[derive(Clone)]
+pub struct RuntimeMetrics {
+    handle: crate::Handle,
+}
 
-/// The scheduler's metrics joined with the blocking pool's.
-pub(crate) fn snapshot(handle: &crate::Handle) -> RuntimeMetrics {
-    use crate::handle::Scheduler;
-    let inner = &handle.inner;
-    let mut m = match &inner.scheduler {
-        Scheduler::MultiThread(h) => h.metrics(),
-        Scheduler::CurrentThread(h) => h.metrics(),
+impl std::fmt::Debug for RuntimeMetrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.snapshot(), f)
+    }
+}
+
+impl RuntimeMetrics {
+    pub(crate) fn new(handle: &crate::Handle) -> RuntimeMetrics {
+        RuntimeMetrics {
+            handle: handle.clone(),
+        }
+    }
+
+    /// Every value now, at once: the scheduler's metrics joined with the blocking pool's.
+    pub fn snapshot(&self) -> Metrics {
+        use crate::handle::Scheduler;
+        let inner = &self.handle.inner;
+        let mut m = match &inner.scheduler {
+            Scheduler::MultiThread(h) => h.metrics(),
+            Scheduler::CurrentThread(h) => h.metrics(),
+        };
+        let (threads, idle, queued) = inner.blocking.load();
+        m.set_blocking(threads, idle, queued);
+        m
+    }
+}
+
+/// Each accessor reads the value now: [`Metrics`]' accessor of the same name on a
+/// [`snapshot`](RuntimeMetrics::snapshot) (which documents it).
+macro_rules! live_accessors {
+    ($($(#[$doc:meta])* $name:ident($($arg:ident: $ty:ty),*) -> $out:ty;)*) => {
+        impl RuntimeMetrics {
+            $(
+                $(#[$doc])*
+                pub fn $name(&self $(, $arg: $ty)*) -> $out {
+                    self.snapshot().$name($($arg),*)
+                }
+            )*
+        }
     };
-    let (threads, idle, queued) = inner.blocking.load();
-    m.set_blocking(threads, idle, queued);
-    m
+}
+
+live_accessors! {
+    /// [`Metrics::total`] now.
+    total() -> WorkerMetrics;
+    /// [`Metrics::stall_count`] now.
+    stall_count() -> u64;
+    /// [`Metrics::num_workers`].
+    num_workers() -> usize;
+    /// [`Metrics::num_alive_tasks`] now.
+    num_alive_tasks() -> usize;
+    /// [`Metrics::spawned_tasks_count`] now.
+    spawned_tasks_count() -> u64;
+    /// [`Metrics::remote_schedule_count`] now.
+    remote_schedule_count() -> u64;
+    /// [`Metrics::global_queue_depth`] now.
+    global_queue_depth() -> usize;
+    /// [`Metrics::num_blocking_threads`] now.
+    num_blocking_threads() -> usize;
+    /// [`Metrics::num_idle_blocking_threads`] now.
+    num_idle_blocking_threads() -> usize;
+    /// [`Metrics::blocking_queue_depth`] now.
+    blocking_queue_depth() -> usize;
+    /// [`Metrics::io_driver_ready_count`] now.
+    io_driver_ready_count() -> u64;
+    /// [`Metrics::worker_poll_count`] now.
+    worker_poll_count(worker: usize) -> u64;
+    /// [`Metrics::worker_local_schedule_count`] now.
+    worker_local_schedule_count(worker: usize) -> u64;
+    /// [`Metrics::worker_steal_count`] now.
+    worker_steal_count(worker: usize) -> u64;
+    /// [`Metrics::worker_steal_operations`] now.
+    worker_steal_operations(worker: usize) -> u64;
+    /// [`Metrics::worker_park_count`] now.
+    worker_park_count(worker: usize) -> u64;
+    /// [`Metrics::worker_unpark_count`] now.
+    worker_unpark_count(worker: usize) -> u64;
+    /// [`Metrics::worker_park_unpark_count`] now.
+    worker_park_unpark_count(worker: usize) -> u64;
+    /// [`Metrics::worker_total_busy_duration`] now.
+    worker_total_busy_duration(worker: usize) -> std::time::Duration;
+    /// [`Metrics::worker_local_queue_depth`] now.
+    worker_local_queue_depth(worker: usize) -> usize;
+    /// [`Metrics::worker_lifo_hit_count`] now.
+    worker_lifo_hit_count(worker: usize) -> u64;
+    /// [`Metrics::worker_overflow_count`]: always 0.
+    worker_overflow_count(worker: usize) -> u64;
+    /// [`Metrics::worker_os_yield_count`] now.
+    worker_os_yield_count(worker: usize) -> u64;
+    /// [`Metrics::worker_reactor_turn_count`] now.
+    worker_reactor_turn_count(worker: usize) -> u64;
+    /// [`Metrics::worker_reactor_event_count`] now.
+    worker_reactor_event_count(worker: usize) -> u64;
+    /// [`Metrics::poll_time_histogram_enabled`].
+    poll_time_histogram_enabled() -> bool;
+    /// [`Metrics::poll_time_histogram_num_buckets`].
+    poll_time_histogram_num_buckets() -> usize;
+    /// [`Metrics::poll_time_histogram_bucket_range`].
+    poll_time_histogram_bucket_range(bucket: usize) -> std::ops::Range<std::time::Duration>;
+    /// [`Metrics::poll_time_histogram_bucket_count`] now.
+    poll_time_histogram_bucket_count(worker: usize, bucket: usize) -> u64;
+    /// [`Metrics::schedule_latency_histogram_bucket_count`] now.
+    schedule_latency_histogram_bucket_count(worker: usize, bucket: usize) -> u64;
 }

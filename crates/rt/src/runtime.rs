@@ -387,7 +387,7 @@ impl Runtime {
     }
 
     /// Makes the runtime current on this thread until the guard drops.
-    pub fn enter(&self) -> EnterGuard {
+    pub fn enter(&self) -> EnterGuard<'_> {
         self.handle.enter()
     }
 
@@ -421,7 +421,7 @@ impl Runtime {
         self.handle.dump()
     }
 
-    /// A snapshot of the runtime's metrics; see [`Handle::metrics`].
+    /// The runtime's metrics, read live at each accessor call; see [`Handle::metrics`].
     pub fn metrics(&self) -> RuntimeMetrics {
         self.handle.metrics()
     }

@@ -1,4 +1,4 @@
-//! `fs::DirBuilder`, `fs::symlink`, `File::set_times`, `File::from_raw_fd` and
+//! `fs::DirBuilder`, `fs::symlink`, `File::set_times`, `File::set_modified`, `File::from_raw_fd` and
 //! `File::set_max_buf_size`, as tokio's.
 
 use std::os::fd::{FromRawFd, IntoRawFd};
@@ -82,6 +82,12 @@ fn set_times_from_raw_fd_and_max_buf_size() {
         assert_eq!(
             rt::fs::metadata(&path).await.unwrap().modified().unwrap(),
             when
+        );
+        let later = when + Duration::from_secs(60);
+        file.set_modified(later).await.unwrap();
+        assert_eq!(
+            rt::fs::metadata(&path).await.unwrap().modified().unwrap(),
+            later
         );
 
         let mut file = rt::fs::File::open(&path).await.unwrap();

@@ -18,7 +18,7 @@ fn blocking_threads_and_queue() {
         .max_blocking_threads(1)
         .build()
         .unwrap();
-    let m = rt.metrics();
+    let m = rt.metrics().snapshot();
     assert_eq!(m.num_blocking_threads(), 0);
     assert_eq!(m.blocking_queue_depth(), 0);
 
@@ -31,7 +31,7 @@ fn blocking_threads_and_queue() {
     started_rx.recv().unwrap();
     // The one thread is busy: the next closures queue.
     let queued: Vec<_> = (0..3).map(|_| rt.spawn_blocking(|| ())).collect();
-    let m = rt.metrics();
+    let m = rt.metrics().snapshot();
     assert_eq!(m.num_blocking_threads(), 1);
     assert_eq!(m.num_idle_blocking_threads(), 0);
     assert_eq!(m.blocking_queue_depth(), 3);
@@ -44,7 +44,7 @@ fn blocking_threads_and_queue() {
         }
     });
     eventually("the blocking thread to go idle", || {
-        let m = rt.metrics();
+        let m = rt.metrics().snapshot();
         m.num_idle_blocking_threads() == 1 && m.blocking_queue_depth() == 0
     });
     assert_eq!(rt.metrics().num_blocking_threads(), 1);

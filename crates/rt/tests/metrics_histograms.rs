@@ -39,7 +39,7 @@ fn workload(rt: &rt::Runtime) {
     });
 }
 
-fn sum(m: &rt::runtime::RuntimeMetrics, f: impl Fn(usize, usize) -> u64) -> u64 {
+fn sum(m: &rt::metrics::Metrics, f: impl Fn(usize, usize) -> u64) -> u64 {
     (0..m.num_workers())
         .flat_map(|w| (0..m.poll_time_histogram_num_buckets()).map(move |b| (w, b)))
         .map(|(w, b)| f(w, b))
@@ -53,7 +53,7 @@ fn histograms_are_off_by_default() {
         .build()
         .unwrap();
     workload(&rt);
-    let m = rt.metrics();
+    let m = rt.metrics().snapshot();
     assert!(!m.poll_time_histogram_enabled());
     assert!(m
         .workers()
@@ -76,7 +76,7 @@ fn histograms_fill_when_enabled() {
     workload(&rt);
     // Quiescent once every worker parked again: each poll is then in its histogram.
     eventually("the workers to settle", || {
-        let m = rt.metrics();
+        let m = rt.metrics().snapshot();
         m.num_alive_tasks() == 0
             && (0..2).all(|w| {
                 let polls = m.worker_poll_count(w);
@@ -86,7 +86,7 @@ fn histograms_fill_when_enabled() {
                 h == polls
             })
     });
-    let m = rt.metrics();
+    let m = rt.metrics().snapshot();
     assert!(m.poll_time_histogram_enabled());
     assert_eq!(m.poll_time_histogram_num_buckets(), 24);
     assert_eq!(
@@ -119,7 +119,7 @@ fn builder_flag_turns_them_on() {
     assert!(rt.metrics().poll_time_histogram_enabled());
     // The poll is recorded when it returns, just after the task's output reached us.
     eventually("the poll to be recorded", || {
-        rt.metrics().workers()[0]
+        rt.metrics().snapshot().workers()[0]
             .poll_time_histogram()
             .unwrap()
             .total()

@@ -35,10 +35,10 @@ fn counters_never_go_back() {
             }
         }
     });
-    let mut prev = rt.metrics();
+    let mut prev = rt.metrics().snapshot();
     let mut snapshots = 0;
     while !load.is_finished() || snapshots < 10 {
-        let m = rt.metrics();
+        let m = rt.metrics().snapshot();
         assert!(m.spawned_tasks_count() >= prev.spawned_tasks_count());
         assert!(m.remote_schedule_count() >= prev.remote_schedule_count());
         for (a, b) in prev.workers().iter().zip(m.workers()) {

@@ -19,10 +19,10 @@ fn parks_unparks_and_busy_time() {
         .unwrap();
     // With nothing to do, both workers park.
     eventually("both workers to park", || {
-        let m = rt.metrics();
+        let m = rt.metrics().snapshot();
         m.worker_park_count(0) >= 1 && m.worker_park_count(1) >= 1
     });
-    let before = rt.metrics();
+    let before = rt.metrics().snapshot();
     let unparks_before: u64 = (0..2).map(|w| before.worker_unpark_count(w)).sum();
 
     // A spawn from outside wakes a sleeping worker, which keeps busy for 30 ms of CPU.
@@ -34,7 +34,7 @@ fn parks_unparks_and_busy_time() {
         }
     }))
     .unwrap();
-    let after = rt.metrics();
+    let after = rt.metrics().snapshot();
     let unparks_after: u64 = (0..2).map(|w| after.worker_unpark_count(w)).sum();
     assert!(unparks_after > unparks_before, "no unpark counted");
 
@@ -42,7 +42,7 @@ fn parks_unparks_and_busy_time() {
     // then covers at least the spin.
     let busy_before: Duration = (0..2).map(|w| before.worker_total_busy_duration(w)).sum();
     eventually("busy time to cover the spin", || {
-        let m = rt.metrics();
+        let m = rt.metrics().snapshot();
         let busy: Duration = (0..2).map(|w| m.worker_total_busy_duration(w)).sum();
         busy - busy_before >= SPIN
     });

@@ -37,12 +37,12 @@ fn polls_spawns_and_live_tasks_multi_thread() {
         .worker_threads(2)
         .build()
         .unwrap();
-    let before = rt.metrics();
+    let before = rt.metrics().snapshot();
     assert_eq!(before.num_workers(), 2);
     assert_eq!(before.spawned_tasks_count(), 0);
     assert_eq!(before.num_alive_tasks(), 0);
     run_yielders(&rt);
-    let m = rt.metrics();
+    let m = rt.metrics().snapshot();
     // Each task is polled once per yield and once more to finish.
     let polls: u64 = (0..2).map(|w| m.worker_poll_count(w)).sum();
     assert!(polls >= TASKS * (YIELDS + 1), "polls {polls}");
@@ -65,7 +65,7 @@ fn polls_spawns_and_live_tasks_multi_thread() {
         .await
         .unwrap()
     });
-    let m = rt.metrics();
+    let m = rt.metrics().snapshot();
     assert_eq!(m.spawned_tasks_count(), TASKS + 11);
     assert_eq!(m.workers().iter().map(|w| w.spawns()).sum::<u64>(), 10);
 }
@@ -92,7 +92,7 @@ fn live_tasks_counts_pending_tasks() {
 fn polls_and_spawns_current_thread() {
     let rt = rt::Builder::new_current_thread().build().unwrap();
     run_yielders(&rt);
-    let m = rt.metrics();
+    let m = rt.metrics().snapshot();
     assert_eq!(m.num_workers(), 1);
     assert!(m.worker_poll_count(0) >= TASKS * (YIELDS + 1));
     assert_eq!(m.spawned_tasks_count(), TASKS);

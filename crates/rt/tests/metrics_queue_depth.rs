@@ -36,7 +36,7 @@ fn injector_depth_counts_remote_spawns() {
     });
     started_rx.recv().unwrap();
     let hs: Vec<_> = (0..5).map(|_| rt.spawn(async {})).collect();
-    let m = rt.metrics();
+    let m = rt.metrics().snapshot();
     assert_eq!(m.global_queue_depth(), 5);
     assert_eq!(m.worker_local_queue_depth(0), 0);
     go_tx.send(()).unwrap();

@@ -37,7 +37,7 @@ fn a_blocked_workers_queue_is_stolen_and_counted() {
         assert!(Instant::now() < deadline, "the LIFO task never ran");
         std::thread::yield_now();
     }
-    let m = rt.metrics();
+    let m = rt.metrics().snapshot();
     let ops: u64 = (0..2).map(|w| m.worker_steal_operations(w)).sum();
     let stolen: u64 = (0..2).map(|w| m.worker_steal_count(w)).sum();
     assert!(ops >= 1, "no steal operation counted");
@@ -70,7 +70,7 @@ fn lifo_slot_runs_are_counted() {
         assert_eq!(rx_task.await.unwrap(), 100);
     }))
     .unwrap();
-    let m = rt.metrics();
+    let m = rt.metrics().snapshot();
     assert!(
         m.worker_lifo_hit_count(0) >= 50,
         "{}",

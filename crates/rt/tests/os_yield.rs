@@ -56,7 +56,7 @@ fn no_yield_when_turned_off() {
     }
     stop.store(true, Ordering::Relaxed);
     rt.block_on(task).unwrap();
-    let m = rt.metrics();
+    let m = rt.metrics().snapshot();
     assert!(m.worker_poll_count(0) >= 1000);
     assert_eq!(m.worker_os_yield_count(0), 0, "yielded although turned off");
 }
@@ -86,11 +86,11 @@ fn yields_of_an_idle_worker_beside_a_busy_one(
     let busy = rt.spawn(busy_until(stop.clone()));
     // `metrics()` is a snapshot: take a fresh one for each look.
     let polls = || {
-        let m = rt.metrics();
+        let m = rt.metrics().snapshot();
         m.worker_poll_count(0) + m.worker_poll_count(1)
     };
     let yields = || {
-        let m = rt.metrics();
+        let m = rt.metrics().snapshot();
         m.worker_os_yield_count(0) + m.worker_os_yield_count(1)
     };
     while polls() < 1000 {

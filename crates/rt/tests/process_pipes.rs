@@ -119,3 +119,61 @@ fn output_and_status() {
         });
     }
 }
+
+/// `status` spawns at the call and its future borrows nothing: the child writes to a pipe that
+/// is read before the future is first polled, with the `Command` (a temporary) already gone.
+#[test]
+fn status_spawns_at_the_call() {
+    for (name, rt) in support::runtimes() {
+        rt.block_on(async {
+            let (tx, mut rx) = rt::net::unix::pipe::pipe().unwrap();
+            let status = Command::new("echo")
+                .arg("-n")
+                .arg("spawned")
+                .stdout(tx.into_blocking_fd().unwrap())
+                .status();
+            let mut buf = [0u8; 7];
+            rx.read_exact(&mut buf).await.unwrap();
+            assert_eq!(&buf, b"spawned", "{name}");
+            assert!(status.await.unwrap().success(), "{name}");
+            // The child and the dropped `Command` held the only write ends.
+            assert_eq!(rx.read(&mut buf).await.unwrap(), 0, "{name}");
+        });
+    }
+}
+
+/// A piped stream is closed as soon as `status` spawns: a child writing more than a pipe holds
+/// ends (on SIGPIPE) instead of blocking on a pipe nobody reads.
+#[test]
+fn status_closes_piped_streams() {
+    for (name, rt) in support::runtimes() {
+        rt.block_on(async {
+            let status = Command::new("sh")
+                .args(["-c", "head -c 1000000 /dev/zero"])
+                .stdout(Stdio::piped())
+                .status()
+                .await
+                .unwrap();
+            assert!(
+                !status.success(),
+                "{name}: the write to a closed pipe succeeded"
+            );
+        });
+    }
+}
+
+/// `output` also spawns at the call: its future outlives the `Command` it came from.
+#[test]
+fn output_future_outlives_its_command() {
+    for (name, rt) in support::runtimes() {
+        rt.block_on(async {
+            let out = {
+                let mut cmd = Command::new("echo");
+                cmd.arg("hi");
+                cmd.output()
+            };
+            let out = out.await.unwrap();
+            assert_eq!(out.stdout, b"hi\n", "{name}");
+        });
+    }
+}

@@ -88,3 +88,9 @@ pub mod task {
 pub mod time {
     pub use rt::time::*;
 }
+
+/// What tokio's macros name at `tokio::macros::support` (`poll_fn`), at the same path.
+#[doc(hidden)]
+pub mod macros {
+    pub use rt::macros::support;
+}

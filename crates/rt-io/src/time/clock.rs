@@ -323,31 +323,35 @@ pub fn advance(duration: Duration) -> Advance {
         time,
         duration,
         done: false,
+        _pinned: std::marker::PhantomPinned,
     }
 }
 
-/// Future returned by [`advance`].
+/// Future returned by [`advance`]. `!Unpin`, as tokio's (an `async fn` there).
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 #[derive(Debug)]
 pub struct Advance {
     time: TimeHandle,
     duration: Duration,
     done: bool,
+    _pinned: std::marker::PhantomPinned,
 }
 
 impl std::future::Future for Advance {
     type Output = ();
 
     fn poll(
-        mut self: std::pin::Pin<&mut Self>,
+        self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<()> {
-        if self.done {
+        // SAFETY: no field is pinned, and nothing is moved out.
+        let this = unsafe { self.get_unchecked_mut() };
+        if this.done {
             return std::task::Poll::Ready(());
         }
-        self.done = true;
-        let target = self.time.clock().paused_now_plus(self.duration);
-        self.time.advance_to(target);
+        this.done = true;
+        let target = this.time.clock().paused_now_plus(this.duration);
+        this.time.advance_to(target);
         // Yield once (as tokio's `advance` does), so the tasks the timers woke get to run.
         cx.waker().wake_by_ref();
         std::task::Poll::Pending

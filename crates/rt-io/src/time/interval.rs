@@ -2,8 +2,7 @@
 //! with tokio's semantics.
 
 use std::fmt;
-use std::future::{poll_fn, Future};
-use std::pin::Pin;
+use std::future::poll_fn;
 use std::task::{ready, Context, Poll};
 use std::time::Duration;
 
@@ -99,6 +98,11 @@ pub struct Interval {
     missed_tick_behavior: MissedTickBehavior,
 }
 
+// `Unpin` although its `Sleep` is not, as tokio's `Interval` (which boxes its sleep): the sleep
+// is polled and reset only through `Sleep::poll_unpinned`/`reset_unpinned`, which rely on no
+// pinning, so moving an `Interval` between polls is fine.
+impl Unpin for Interval {}
+
 impl Interval {
     /// Completes at the next tick, returning the instant the tick was scheduled for.
     ///
@@ -113,7 +117,7 @@ impl Interval {
     /// Polls for the next tick; the `Poll` form of [`tick`](Interval::tick). When it returns
     /// `Pending`, the waker of `cx` is woken at the tick.
     pub fn poll_tick(&mut self, cx: &mut Context<'_>) -> Poll<Instant> {
-        ready!(Pin::new(&mut self.delay).poll(cx));
+        ready!(self.delay.poll_unpinned(cx));
         let timeout = self.delay.deadline();
         let now = self.now();
         let next = if now.saturating_duration_since(timeout) > MISSED_AFTER {
@@ -150,7 +154,7 @@ impl Interval {
 
     /// Restarts the schedule: the next tick is at `deadline`, then every period.
     pub fn reset_at(&mut self, deadline: Instant) {
-        Pin::new(&mut self.delay).reset(deadline);
+        self.delay.reset_unpinned(deadline);
     }
 
     /// The period.

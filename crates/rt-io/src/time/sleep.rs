@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::future::Future;
+use std::marker::PhantomPinned;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll, Waker};
 use std::time::Duration;
@@ -70,8 +71,12 @@ pub(crate) fn far_future(handle: &TimeHandle) -> Instant {
 ///
 /// The timer is registered with the runtime's time driver when the sleep is first polled, and
 /// removed when the sleep is dropped or reset: a dropped sleep never fires, and once its drop has
-/// returned its waker is never called. `Sleep` is `Unpin`, so `Pin::new(&mut sleep)` reaches
-/// [`reset`](Sleep::reset) without pinning macros.
+/// returned its waker is never called.
+///
+/// `Sleep` is `!Unpin`, as tokio's: pin it (`rt::pin!(sleep)` or `Box::pin`) to poll it by hand
+/// or [`reset`](Sleep::reset) it, so code written against tokio's `Sleep` ports unchanged and
+/// code written against rt's runs on tokio. (rt's timer entry lives in an `Arc` of its own, so
+/// nothing here depends on the address; the marker keeps the two runtimes' contracts one.)
 ///
 /// # Panics
 ///
@@ -81,6 +86,7 @@ pub struct Sleep {
     deadline: Instant,
     handle: TimeHandle,
     state: State,
+    _pinned: PhantomPinned,
 }
 
 enum State {
@@ -100,6 +106,7 @@ impl Sleep {
             deadline,
             handle,
             state: State::Idle,
+            _pinned: PhantomPinned,
         }
     }
 
@@ -151,7 +158,15 @@ impl Sleep {
     /// Moves the deadline to `deadline`, whether or not the sleep has completed. A task waiting
     /// on the sleep stays registered: it is woken at the new deadline (at once if it has passed).
     pub fn reset(self: Pin<&mut Self>, deadline: Instant) {
-        let this = self.get_mut();
+        // SAFETY: no field of `Sleep` is pinned (the timer entry is an `Arc` of its own), and
+        // nothing is moved out of `*this`.
+        unsafe { self.get_unchecked_mut() }.reset_unpinned(deadline);
+    }
+
+    /// [`reset`](Sleep::reset) for a sleep held in place by its owner (`Interval`): nothing in
+    /// a `Sleep` depends on its address, so rt-io's own types poll and reset theirs unpinned.
+    pub(crate) fn reset_unpinned(&mut self, deadline: Instant) {
+        let this = self;
         let waker = this.deregister();
         this.deadline = deadline;
         let Some(waker) = waker else { return };
@@ -326,9 +341,16 @@ impl Future for Sleep {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let this = self.get_mut();
+        // SAFETY: as in `reset`: no field is pinned and nothing is moved out.
+        unsafe { self.get_unchecked_mut() }.poll_unpinned(cx)
+    }
+}
+
+impl Sleep {
+    /// [`Future::poll`] for a sleep held in place by its owner (see `reset_unpinned`).
+    pub(crate) fn poll_unpinned(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         let coop = ready!(rt_core::coop::poll_proceed(cx));
-        let poll = this.poll_elapsed(cx);
+        let poll = self.poll_elapsed(cx);
         if poll.is_ready() {
             coop.made_progress();
         }

@@ -79,7 +79,8 @@ impl<F: Future> Future for Timeout<F> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         // SAFETY: `value` is pinned structurally: it is never moved out of a pinned `Timeout`
         // (`into_inner` and `get_mut` take an unpinned `self`), `Timeout` has no `Drop` impl, and
-        // it is `Unpin` only when `F` is. `delay` is `Unpin`, so handing it out unpinned is fine.
+        // it is never `Unpin` (its `Sleep` is not). `delay` relies on no pinning
+        // (`Sleep::poll_unpinned`), so handing it out unpinned is fine.
         let (value, delay) = unsafe {
             let this = self.get_unchecked_mut();
             (Pin::new_unchecked(&mut this.value), &mut this.delay)
@@ -90,7 +91,7 @@ impl<F: Future> Future for Timeout<F> {
         }
         // If the inner future spent the whole budget, still check the deadline (as tokio does):
         // otherwise a busy future would never time out.
-        let mut poll_delay = || Pin::new(&mut *delay).poll(cx);
+        let mut poll_delay = || delay.poll_unpinned(cx);
         let delay_poll = if had_budget && !rt_core::coop::has_budget_remaining() {
             rt_core::coop::unconstrained(poll_delay)
         } else {

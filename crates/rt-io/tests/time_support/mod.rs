@@ -48,9 +48,9 @@ impl Wake for CountingWaker {
     }
 }
 
-/// Polls `sleep` once with `waker`.
-pub fn poll_with(sleep: &mut Sleep, waker: &Waker) -> Poll<()> {
-    Pin::new(sleep).poll(&mut Context::from_waker(waker))
+/// Polls `sleep` once with `waker` (boxed: a `Sleep` is `!Unpin`, and the tests drop theirs).
+pub fn poll_with(sleep: &mut Pin<Box<Sleep>>, waker: &Waker) -> Poll<()> {
+    sleep.as_mut().poll(&mut Context::from_waker(waker))
 }
 
 /// Polls all `sleeps` in one task until all completed; returns, for each, the number of the wake-up
@@ -60,7 +60,8 @@ pub fn poll_with(sleep: &mut Sleep, waker: &Waker) -> Poll<()> {
 /// complete in an earlier round than one with an earlier deadline. That holds because each round
 /// polls the sleeps latest deadline first: if a later one is seen complete (its deadline passed, or
 /// the driver fired it), every earlier one polled after it in the same round is complete too.
-pub async fn completion_rounds(mut sleeps: Vec<Sleep>) -> Vec<usize> {
+pub async fn completion_rounds(sleeps: Vec<Sleep>) -> Vec<usize> {
+    let mut sleeps: Vec<Pin<Box<Sleep>>> = sleeps.into_iter().map(Box::pin).collect();
     let mut order: Vec<usize> = (0..sleeps.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(sleeps[i].deadline()));
     let mut rounds: Vec<Option<usize>> = vec![None; sleeps.len()];
@@ -68,7 +69,7 @@ pub async fn completion_rounds(mut sleeps: Vec<Sleep>) -> Vec<usize> {
     poll_fn(|cx| {
         round += 1;
         for &i in &order {
-            if rounds[i].is_none() && Pin::new(&mut sleeps[i]).poll(cx).is_ready() {
+            if rounds[i].is_none() && sleeps[i].as_mut().poll(cx).is_ready() {
                 rounds[i] = Some(round);
             }
         }

@@ -7,6 +7,7 @@
 //! - `poll_driver_when_out_of_work`: its queues are empty (before stealing, when it owns its
 //!   shard, and before spinning);
 //! - `park_in_driver`: it is parking; it blocks in the driver instead of on its parker;
+//! - `turn_for_yield`: a task yielded and is next to run: events and timers get in first;
 //! - `turn_driver_nonblocking`: the one non-blocking turn the first two are made of.
 
 // `Cell`, not a shim type: the worker's own state, touched only by its thread (no protocol).
@@ -61,6 +62,10 @@ pub(crate) struct WorkerContext {
     /// Whether this worker has yielded its CPU since it last ran a task
     /// (`yield_before_park`: once per stretch out of work).
     yielded_idle: Cell<bool>,
+    /// A task woke itself during its poll (a yield: `yield_now`, a spent budget) and its shard
+    /// has not been turned since: the turn comes before that task runs again
+    /// (`turn_for_yield`), so a yield lets pending IO and timers in, as tokio's deferred wakes do.
+    yield_turn: Cell<bool>,
     /// Ticks left until the injector is checked first (counts down from
     /// `global_queue_interval`).
     until_global: Cell<u32>,
@@ -146,6 +151,7 @@ pub(crate) fn run(handle: Handle, index: usize, locals: super::Locals, parker: P
         until_event: Cell::new(event_interval),
         last_break: Cell::new(std::time::Instant::now()),
         yielded_idle: Cell::new(false),
+        yield_turn: Cell::new(false),
         until_global: Cell::new(global_queue_interval),
         is_searching: Cell::new(false),
         rng: Cell::new(0x9E37_79B9 ^ (index as u32).wrapping_mul(0x85EB_CA6B) | 1),
@@ -251,6 +257,7 @@ impl WorkerContext {
             self.shared().saw_background();
             self.bg_local.push(task);
         } else if is_yield {
+            self.yield_turn.set(true);
             self.local.push(task);
         } else if let Some(prev) = self.lifo().replace(task) {
             self.local.push(prev);
@@ -280,6 +287,9 @@ impl WorkerContext {
     /// [`run_loop`](Self::run_loop); `WRAPPED`: polls go through the trace and the histograms.
     fn run_loop_as<const WRAPPED: bool>(&self, stop: impl Fn() -> bool) {
         while !self.shared().is_shutdown() && !stop() {
+            if self.yield_turn.get() {
+                self.turn_for_yield();
+            }
             if let Some(task) = self.next_task() {
                 self.run_task::<WRAPPED>(task);
                 continue;
@@ -313,6 +323,18 @@ impl WorkerContext {
             }
             // A park is a break from running tasks (`maybe_yield_cpu`).
             self.last_break.set(std::time::Instant::now());
+        }
+    }
+
+    /// A task yielded since the last turn of the shard: turn it (without blocking) once the
+    /// yielder is next to run, i.e. nothing but it is queued here, so the events and timers due
+    /// meanwhile wake their tasks before it polls again. With more work queued the turn waits
+    /// for that work (the yielder is behind it), or comes with `poll_driver_on_interval`.
+    #[cold]
+    fn turn_for_yield(&self) {
+        if self.lifo_is_empty() && self.shared().stealers[self.index].len() <= 1 {
+            self.yield_turn.set(false);
+            self.turn_driver_nonblocking();
         }
     }
 

@@ -456,6 +456,13 @@ impl File {
         self.run(move |f| f.set_times(times)).await
     }
 
+    /// Sets the file's modification time alone: [`set_times`](File::set_times) with only the
+    /// modification time set.
+    pub async fn set_modified(&self, time: std::time::SystemTime) -> io::Result<()> {
+        self.set_times(super::FileTimes::new().set_modified(time))
+            .await
+    }
+
     /// The file's metadata.
     pub async fn metadata(&self) -> io::Result<Metadata> {
         let std = self.std.clone();

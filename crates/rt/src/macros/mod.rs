@@ -11,3 +11,11 @@ mod select_support;
 pub use maybe_done::MaybeDone;
 pub use rotator::JoinRotator;
 pub use select_support::{poll_budget_available, thread_rng_n, Disabled, Out};
+
+/// What tokio's macros name at `tokio::macros::support`, at the same path: code written
+/// against tokio calls `poll_fn` there (its `PollFn` is `Unpin` exactly when the closure is,
+/// as tokio's).
+#[doc(hidden)]
+pub mod support {
+    pub use std::future::poll_fn;
+}

@@ -60,6 +60,7 @@ pub use std::process::{ExitStatus, Output, Stdio};
 
 use std::ffi::OsStr;
 use std::fmt;
+use std::future::Future;
 use std::io;
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
@@ -259,15 +260,35 @@ impl Command {
         })
     }
 
-    /// Runs the child to its end and returns its status. The streams default to inherited.
-    pub async fn status(&mut self) -> io::Result<ExitStatus> {
-        let mut child = self.spawn()?;
-        child.wait().await
+    /// Spawns the child now and returns a future of its exit status, as tokio's `status`: the
+    /// future does not borrow the `Command` (it may be dropped, or reused, before the wait), and
+    /// the child runs whether or not the future is ever polled. The streams default to
+    /// inherited; a piped one is closed at once, so the child cannot block on a pipe nobody
+    /// reads. Dropping the future drops the [`Child`] (killed first with
+    /// [`Command::kill_on_drop`]).
+    ///
+    /// # Panics
+    /// Outside an rt runtime, as [`Command::spawn`].
+    #[track_caller]
+    pub fn status(&mut self) -> impl Future<Output = io::Result<ExitStatus>> + Send + 'static {
+        let child = self.spawn();
+        async move {
+            let mut child = child?;
+            child.stdin = None;
+            child.stdout = None;
+            child.stderr = None;
+            child.wait().await
+        }
     }
 
-    /// Runs the child to its end, collecting its output. Streams the caller did not set default
-    /// to null (stdin) and piped (stdout, stderr) for this call, as in std and tokio.
-    pub async fn output(&mut self) -> io::Result<Output> {
+    /// Spawns the child now and returns a future of its exit status and whole output, as
+    /// tokio's `output`: the future does not borrow the `Command`. Streams the caller did not
+    /// set default to null (stdin) and piped (stdout, stderr) for this call, as in std.
+    ///
+    /// # Panics
+    /// Outside an rt runtime, as [`Command::spawn`].
+    #[track_caller]
+    pub fn output(&mut self) -> impl Future<Output = io::Result<Output>> + Send + 'static {
         let set = self.set;
         if !set[0] {
             self.std.stdin(Stdio::null());
@@ -289,7 +310,7 @@ impl Command {
         if !set[2] {
             self.std.stderr(Stdio::inherit());
         }
-        child?.wait_with_output().await
+        async move { child?.wait_with_output().await }
     }
 }
 

@@ -71,6 +71,12 @@ use crate::tuning::JOIN_SET_BIND_BATCH as BIND_BATCH;
 // `Unpin` whatever `T` is, as tokio's is (tokio-stream's `JoinSetStream` relies on it).
 impl<T> Unpin for JoinSet<T> {}
 
+// SAFETY: `Sync` without `T: Sync`, as tokio's: through `&JoinSet` only `len`, `is_empty` and
+// `Debug` (which prints the length) are reachable, and none of them touches an output; every
+// access to a `T` takes `&mut self` or `self`. `T: Send` because the outputs arrive from the
+// tasks' threads (the state's mutex is `Sync` only then).
+unsafe impl<T: Send> Sync for JoinSet<T> {}
+
 struct Shared<T> {
     state: Mutex<State<T>>,
 }

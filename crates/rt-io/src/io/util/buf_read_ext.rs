@@ -3,6 +3,7 @@
 
 use std::future::Future;
 use std::io;
+use std::marker::PhantomPinned;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
@@ -26,6 +27,7 @@ pub trait AsyncBufReadExt: AsyncBufRead {
             delimiter: byte,
             buf,
             read: 0,
+            _pin: PhantomPinned,
         }
     }
 
@@ -48,6 +50,7 @@ pub trait AsyncBufReadExt: AsyncBufRead {
             output: buf,
             buf: bytes,
             start_len,
+            _pin: PhantomPinned,
         }
     }
 
@@ -73,7 +76,10 @@ pub trait AsyncBufReadExt: AsyncBufRead {
     where
         Self: Unpin,
     {
-        FillBuf { reader: Some(self) }
+        FillBuf {
+            reader: Some(self),
+            _pin: PhantomPinned,
+        }
     }
 
     /// Marks `amt` buffered bytes consumed.
@@ -160,13 +166,15 @@ pub struct ReadUntil<'a, R: ?Sized> {
     delimiter: u8,
     buf: &'a mut Vec<u8>,
     read: usize,
+    _pin: PhantomPinned,
 }
 
 impl<R: AsyncBufRead + ?Sized + Unpin> Future for ReadUntil<'_, R> {
     type Output = io::Result<usize>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
-        let me = self.get_mut();
+        // SAFETY: no field is pinned ("Pinning" in `io/util/mod.rs`); nothing is moved out of `*me`.
+        let me = unsafe { self.get_unchecked_mut() };
         read_until_internal(
             Pin::new(&mut *me.reader),
             cx,
@@ -187,13 +195,15 @@ pub struct ReadLine<'a, R: ?Sized> {
     // original (valid UTF-8) contents.
     buf: Vec<u8>,
     start_len: usize,
+    _pin: PhantomPinned,
 }
 
 impl<R: AsyncBufRead + ?Sized + Unpin> Future for ReadLine<'_, R> {
     type Output = io::Result<usize>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
-        let me = self.get_mut();
+        // SAFETY: no field is pinned ("Pinning" in `io/util/mod.rs`); nothing is moved out of `*me`.
+        let me = unsafe { self.get_unchecked_mut() };
         let mut read = me.buf.len() - me.start_len;
         let res = ready!(read_until_internal(
             Pin::new(&mut *me.reader),
@@ -251,13 +261,15 @@ fn finish_line(
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct FillBuf<'a, R: ?Sized> {
     reader: Option<&'a mut R>,
+    _pin: PhantomPinned,
 }
 
 impl<'a, R: AsyncBufRead + ?Sized + Unpin> Future for FillBuf<'a, R> {
     type Output = io::Result<&'a [u8]>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<&'a [u8]>> {
-        let me = self.get_mut();
+        // SAFETY: no field is pinned ("Pinning" in `io/util/mod.rs`); nothing is moved out of `*me`.
+        let me = unsafe { self.get_unchecked_mut() };
         let reader: *mut R = me.reader.take().expect("FillBuf polled after completion");
         // SAFETY: `reader` comes from the `&'a mut R` this future held and gave up just above,
         // so this is the only live reference to it, for `'a`.

@@ -5,6 +5,14 @@
 //!
 //! The helpers that never wait (the pipes when ready, `empty`, `sink`, `repeat`, each round of
 //! a `copy`) spend rt's cooperative budget, so a loop over them yields to the scheduler.
+//!
+//! # Pinning
+//!
+//! The futures the extension traits return (`read`, `write_all`, `read_u32`, `fill_buf`,
+//! `seek`, …) are `!Unpin`, as tokio's are (a `PhantomPinned` marker), so code written for one
+//! runtime compiles on the other: pin one (`rt::pin!`, `Box::pin`) to poll it by hand. None of
+//! them pins a field: each reaches its reader or writer through a `&mut` (which the methods
+//! ask to be `Unpin`), so their `poll`s take `&mut Self` out of the `Pin` and move nothing.
 
 mod buf_read_ext;
 mod buf_reader;

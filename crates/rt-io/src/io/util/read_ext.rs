@@ -2,6 +2,7 @@
 
 use std::future::Future;
 use std::io;
+use std::marker::PhantomPinned;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
@@ -26,6 +27,7 @@ macro_rules! read_num_methods {
                 buf: [0; std::mem::size_of::<$ty>()],
                 filled: 0,
                 conv: <$ty>::$conv,
+                _pin: PhantomPinned,
             }
         }
     )*};
@@ -51,7 +53,11 @@ pub trait AsyncReadExt: AsyncRead {
     where
         Self: Unpin,
     {
-        Read { reader: self, buf }
+        Read {
+            reader: self,
+            buf,
+            _pin: PhantomPinned,
+        }
     }
 
     /// Reads some bytes into the spare capacity of `buf`, advancing it; returns how many (0:
@@ -64,7 +70,11 @@ pub trait AsyncReadExt: AsyncRead {
         Self: Unpin,
         B: BufMut + ?Sized,
     {
-        ReadBufFut { reader: self, buf }
+        ReadBufFut {
+            reader: self,
+            buf,
+            _pin: PhantomPinned,
+        }
     }
 
     /// Reads exactly `buf.len()` bytes, returning that count. An `UnexpectedEof` error if the
@@ -79,6 +89,7 @@ pub trait AsyncReadExt: AsyncRead {
         ReadExact {
             reader: self,
             buf: ReadBuf::new(buf),
+            _pin: PhantomPinned,
         }
     }
 
@@ -143,6 +154,7 @@ pub trait AsyncReadExt: AsyncRead {
             buf,
             state,
             read: 0,
+            _pin: PhantomPinned,
         }
     }
 
@@ -166,6 +178,7 @@ pub trait AsyncReadExt: AsyncRead {
             buf,
             state,
             start_len,
+            _pin: PhantomPinned,
         }
     }
 
@@ -203,13 +216,15 @@ pub(crate) fn invalid_utf8(bytes: &[u8]) -> io::Error {
 pub struct Read<'a, R: ?Sized> {
     reader: &'a mut R,
     buf: &'a mut [u8],
+    _pin: PhantomPinned,
 }
 
 impl<R: AsyncRead + ?Sized + Unpin> Future for Read<'_, R> {
     type Output = io::Result<usize>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
-        let me = self.get_mut();
+        // SAFETY: no field is pinned ("Pinning" in `io/util/mod.rs`); nothing is moved out of `*me`.
+        let me = unsafe { self.get_unchecked_mut() };
         let mut buf = ReadBuf::new(me.buf);
         ready!(Pin::new(&mut *me.reader).poll_read(cx, &mut buf))?;
         Poll::Ready(Ok(buf.filled().len()))
@@ -222,6 +237,7 @@ impl<R: AsyncRead + ?Sized + Unpin> Future for Read<'_, R> {
 pub struct ReadBufFut<'a, R: ?Sized, B: ?Sized> {
     reader: &'a mut R,
     buf: &'a mut B,
+    _pin: PhantomPinned,
 }
 
 impl<R, B> Future for ReadBufFut<'_, R, B>
@@ -232,7 +248,8 @@ where
     type Output = io::Result<usize>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
-        let me = self.get_mut();
+        // SAFETY: no field is pinned ("Pinning" in `io/util/mod.rs`); nothing is moved out of `*me`.
+        let me = unsafe { self.get_unchecked_mut() };
         Poll::Ready(Ok(ready!(poll_read_buf(
             Pin::new(&mut *me.reader),
             cx,
@@ -276,13 +293,15 @@ where
 pub struct ReadExact<'a, R: ?Sized> {
     reader: &'a mut R,
     buf: ReadBuf<'a>,
+    _pin: PhantomPinned,
 }
 
 impl<R: AsyncRead + ?Sized + Unpin> Future for ReadExact<'_, R> {
     type Output = io::Result<usize>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
-        let me = self.get_mut();
+        // SAFETY: no field is pinned ("Pinning" in `io/util/mod.rs`); nothing is moved out of `*me`.
+        let me = unsafe { self.get_unchecked_mut() };
         while me.buf.remaining() > 0 {
             let before = me.buf.remaining();
             match ready!(Pin::new(&mut *me.reader).poll_read(cx, &mut me.buf)) {
@@ -305,6 +324,7 @@ pub struct ReadNum<'a, R: ?Sized, T, const N: usize> {
     buf: [u8; N],
     filled: usize,
     conv: fn([u8; N]) -> T,
+    _pin: PhantomPinned,
 }
 
 impl<R: ?Sized, T, const N: usize> std::fmt::Debug for ReadNum<'_, R, T, N> {
@@ -320,7 +340,8 @@ impl<R: AsyncRead + ?Sized + Unpin, T, const N: usize> Future for ReadNum<'_, R,
     type Output = io::Result<T>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<T>> {
-        let me = self.get_mut();
+        // SAFETY: no field is pinned ("Pinning" in `io/util/mod.rs`); nothing is moved out of `*me`.
+        let me = unsafe { self.get_unchecked_mut() };
         while me.filled < N {
             let mut buf = ReadBuf::new(&mut me.buf[me.filled..]);
             match ready!(Pin::new(&mut *me.reader).poll_read(cx, &mut buf)) {
@@ -345,13 +366,15 @@ pub struct ReadToEnd<'a, R: ?Sized> {
     buf: &'a mut Vec<u8>,
     state: ToEndState,
     read: usize,
+    _pin: PhantomPinned,
 }
 
 impl<R: AsyncRead + ?Sized + Unpin> Future for ReadToEnd<'_, R> {
     type Output = io::Result<usize>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
-        let me = self.get_mut();
+        // SAFETY: no field is pinned ("Pinning" in `io/util/mod.rs`); nothing is moved out of `*me`.
+        let me = unsafe { self.get_unchecked_mut() };
         poll_read_to_end(
             Pin::new(&mut *me.reader),
             cx,
@@ -454,13 +477,15 @@ pub struct ReadToString<'a, R: ?Sized> {
     buf: Vec<u8>,
     state: ToEndState,
     start_len: usize,
+    _pin: PhantomPinned,
 }
 
 impl<R: AsyncRead + ?Sized + Unpin> Future for ReadToString<'_, R> {
     type Output = io::Result<usize>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
-        let me = self.get_mut();
+        // SAFETY: no field is pinned ("Pinning" in `io/util/mod.rs`); nothing is moved out of `*me`.
+        let me = unsafe { self.get_unchecked_mut() };
         let mut read = me.buf.len() - me.start_len;
         let res = ready!(poll_read_to_end(
             Pin::new(&mut *me.reader),

@@ -2,6 +2,7 @@
 
 use std::future::Future;
 use std::io::{self, SeekFrom};
+use std::marker::PhantomPinned;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
@@ -20,6 +21,7 @@ pub trait AsyncSeekExt: AsyncSeek {
         Seek {
             seek: self,
             pos: Some(pos),
+            _pin: PhantomPinned,
         }
     }
 
@@ -48,13 +50,15 @@ impl<S: AsyncSeek + ?Sized> AsyncSeekExt for S {}
 pub struct Seek<'a, S: ?Sized> {
     seek: &'a mut S,
     pos: Option<SeekFrom>,
+    _pin: PhantomPinned,
 }
 
 impl<S: AsyncSeek + ?Sized + Unpin> Future for Seek<'_, S> {
     type Output = io::Result<u64>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<u64>> {
-        let me = self.get_mut();
+        // SAFETY: no field is pinned ("Pinning" in `io/util/mod.rs`); nothing is moved out of `*me`.
+        let me = unsafe { self.get_unchecked_mut() };
         match me.pos {
             Some(pos) => {
                 // Finish a seek that was already in progress (started by someone else) first.

@@ -2,6 +2,7 @@
 
 use std::future::Future;
 use std::io::{self, IoSlice};
+use std::marker::PhantomPinned;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
@@ -27,6 +28,7 @@ macro_rules! write_num_methods {
                 buf,
                 written: 0,
                 len: bytes.len() as u8,
+                _pin: PhantomPinned,
             }
         }
     )*};
@@ -46,6 +48,7 @@ pub trait AsyncWriteExt: AsyncWrite {
         Write {
             writer: self,
             buf: src,
+            _pin: PhantomPinned,
         }
     }
 
@@ -57,7 +60,11 @@ pub trait AsyncWriteExt: AsyncWrite {
     where
         Self: Unpin,
     {
-        WriteVectored { writer: self, bufs }
+        WriteVectored {
+            writer: self,
+            bufs,
+            _pin: PhantomPinned,
+        }
     }
 
     /// Writes some of `src`'s remaining bytes and advances it past them; returns how many.
@@ -72,6 +79,7 @@ pub trait AsyncWriteExt: AsyncWrite {
         WriteBuf {
             writer: self,
             buf: src,
+            _pin: PhantomPinned,
         }
     }
 
@@ -88,6 +96,7 @@ pub trait AsyncWriteExt: AsyncWrite {
         WriteAllBuf {
             writer: self,
             buf: src,
+            _pin: PhantomPinned,
         }
     }
 
@@ -102,6 +111,7 @@ pub trait AsyncWriteExt: AsyncWrite {
         WriteAll {
             writer: self,
             buf: src,
+            _pin: PhantomPinned,
         }
     }
 
@@ -160,7 +170,10 @@ pub trait AsyncWriteExt: AsyncWrite {
     where
         Self: Unpin,
     {
-        Flush { writer: self }
+        Flush {
+            writer: self,
+            _pin: PhantomPinned,
+        }
     }
 
     /// Flushes and shuts down the write side.
@@ -168,7 +181,10 @@ pub trait AsyncWriteExt: AsyncWrite {
     where
         Self: Unpin,
     {
-        Shutdown { writer: self }
+        Shutdown {
+            writer: self,
+            _pin: PhantomPinned,
+        }
     }
 }
 
@@ -188,13 +204,15 @@ pub(crate) fn write_zero() -> io::Error {
 pub struct Write<'a, W: ?Sized> {
     writer: &'a mut W,
     buf: &'a [u8],
+    _pin: PhantomPinned,
 }
 
 impl<W: AsyncWrite + ?Sized + Unpin> Future for Write<'_, W> {
     type Output = io::Result<usize>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
-        let me = self.get_mut();
+        // SAFETY: no field is pinned ("Pinning" in `io/util/mod.rs`); nothing is moved out of `*me`.
+        let me = unsafe { self.get_unchecked_mut() };
         Pin::new(&mut *me.writer).poll_write(cx, me.buf)
     }
 }
@@ -205,13 +223,15 @@ impl<W: AsyncWrite + ?Sized + Unpin> Future for Write<'_, W> {
 pub struct WriteVectored<'a, 'b, W: ?Sized> {
     writer: &'a mut W,
     bufs: &'a [IoSlice<'b>],
+    _pin: PhantomPinned,
 }
 
 impl<W: AsyncWrite + ?Sized + Unpin> Future for WriteVectored<'_, '_, W> {
     type Output = io::Result<usize>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
-        let me = self.get_mut();
+        // SAFETY: no field is pinned ("Pinning" in `io/util/mod.rs`); nothing is moved out of `*me`.
+        let me = unsafe { self.get_unchecked_mut() };
         Pin::new(&mut *me.writer).poll_write_vectored(cx, me.bufs)
     }
 }
@@ -222,13 +242,15 @@ impl<W: AsyncWrite + ?Sized + Unpin> Future for WriteVectored<'_, '_, W> {
 pub struct WriteBuf<'a, W, B> {
     writer: &'a mut W,
     buf: &'a mut B,
+    _pin: PhantomPinned,
 }
 
 impl<W: AsyncWrite + Unpin, B: Buf> Future for WriteBuf<'_, W, B> {
     type Output = io::Result<usize>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
-        let me = self.get_mut();
+        // SAFETY: no field is pinned ("Pinning" in `io/util/mod.rs`); nothing is moved out of `*me`.
+        let me = unsafe { self.get_unchecked_mut() };
         if !me.buf.has_remaining() {
             return Poll::Ready(Ok(0));
         }
@@ -250,13 +272,15 @@ impl<W: AsyncWrite + Unpin, B: Buf> Future for WriteBuf<'_, W, B> {
 pub struct WriteAllBuf<'a, W, B> {
     writer: &'a mut W,
     buf: &'a mut B,
+    _pin: PhantomPinned,
 }
 
 impl<W: AsyncWrite + Unpin, B: Buf> Future for WriteAllBuf<'_, W, B> {
     type Output = io::Result<()>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        let me = self.get_mut();
+        // SAFETY: no field is pinned ("Pinning" in `io/util/mod.rs`); nothing is moved out of `*me`.
+        let me = unsafe { self.get_unchecked_mut() };
         while me.buf.has_remaining() {
             let res = if me.writer.is_write_vectored() {
                 let mut slices = [IoSlice::new(&[]); MAX_VECTOR_ELEMENTS];
@@ -284,13 +308,15 @@ impl<W: AsyncWrite + Unpin, B: Buf> Future for WriteAllBuf<'_, W, B> {
 pub struct WriteAll<'a, W: ?Sized> {
     writer: &'a mut W,
     buf: &'a [u8],
+    _pin: PhantomPinned,
 }
 
 impl<W: AsyncWrite + ?Sized + Unpin> Future for WriteAll<'_, W> {
     type Output = io::Result<()>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        let me = self.get_mut();
+        // SAFETY: no field is pinned ("Pinning" in `io/util/mod.rs`); nothing is moved out of `*me`.
+        let me = unsafe { self.get_unchecked_mut() };
         while !me.buf.is_empty() {
             let n = match ready!(Pin::new(&mut *me.writer).poll_write(cx, me.buf)) {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -313,13 +339,15 @@ pub struct WriteNum<'a, W: ?Sized> {
     buf: [u8; 16],
     written: u8,
     len: u8,
+    _pin: PhantomPinned,
 }
 
 impl<W: AsyncWrite + ?Sized + Unpin> Future for WriteNum<'_, W> {
     type Output = io::Result<()>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        let me = self.get_mut();
+        // SAFETY: no field is pinned ("Pinning" in `io/util/mod.rs`); nothing is moved out of `*me`.
+        let me = unsafe { self.get_unchecked_mut() };
         while me.written < me.len {
             let src = &me.buf[me.written as usize..me.len as usize];
             let n = match ready!(Pin::new(&mut *me.writer).poll_write(cx, src)) {
@@ -340,13 +368,15 @@ impl<W: AsyncWrite + ?Sized + Unpin> Future for WriteNum<'_, W> {
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct Flush<'a, W: ?Sized> {
     writer: &'a mut W,
+    _pin: PhantomPinned,
 }
 
 impl<W: AsyncWrite + ?Sized + Unpin> Future for Flush<'_, W> {
     type Output = io::Result<()>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut *self.get_mut().writer).poll_flush(cx)
+        // SAFETY: no field is pinned ("Pinning" in `io/util/mod.rs`); nothing is moved out.
+        Pin::new(&mut *unsafe { self.get_unchecked_mut() }.writer).poll_flush(cx)
     }
 }
 
@@ -355,12 +385,14 @@ impl<W: AsyncWrite + ?Sized + Unpin> Future for Flush<'_, W> {
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct Shutdown<'a, W: ?Sized> {
     writer: &'a mut W,
+    _pin: PhantomPinned,
 }
 
 impl<W: AsyncWrite + ?Sized + Unpin> Future for Shutdown<'_, W> {
     type Output = io::Result<()>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut *self.get_mut().writer).poll_shutdown(cx)
+        // SAFETY: no field is pinned ("Pinning" in `io/util/mod.rs`); nothing is moved out.
+        Pin::new(&mut *unsafe { self.get_unchecked_mut() }.writer).poll_shutdown(cx)
     }
 }

@@ -241,6 +241,7 @@ impl WorkerContext {
     /// park, `park_in_driver`).
     pub(super) fn poll_driver_on_interval(&self) {
         self.maybe_yield_cpu();
+        self.yield_turn.set(false);
         self.turn_driver_nonblocking();
         if self.owns_shard {
             if let Some(driver) = self.shared().io_driver.as_deref() {
