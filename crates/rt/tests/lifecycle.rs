@@ -159,7 +159,10 @@ fn handle_block_on_after_shutdown() {
     quiet_expected_panics();
     for (flavour, make) in each_flavour() {
         let rt = make();
-        let _enter = rt.enter();
+        // Entered through a clone of the handle: the guard borrows what it entered, and the
+        // runtime itself is consumed by the shutdown below.
+        let entered = rt.handle().clone();
+        let _enter = entered.enter();
         let handle = Handle::current();
         // Before the shutdown the blocking pool serves `Handle::block_on`.
         let text = handle
