@@ -106,10 +106,10 @@ where
     let meta = rt_core::task::SpawnMeta::caller();
     match context::with_current(|h| h.spawn_with(future, meta)) {
         Some(join) => join,
-        None => panic!(
+        None => context::no_runtime(
             "rt::spawn called outside of an rt runtime: call it from a task, inside \
              Runtime::block_on or #[rt::main], or spawn through a Handle \
-             (Runtime::handle().spawn(..)) from other threads"
+             (Runtime::handle().spawn(..)) from other threads",
         ),
     }
 }
@@ -126,9 +126,9 @@ where
 {
     match context::try_current() {
         Some(h) => h.spawn_blocking(f),
-        None => panic!(
+        None => context::no_runtime(
             "rt::spawn_blocking called outside of an rt runtime: call it from a task, inside \
-             Runtime::block_on or #[rt::main], or through a Handle (Runtime::handle())"
+             Runtime::block_on or #[rt::main], or through a Handle (Runtime::handle())",
         ),
     }
 }
