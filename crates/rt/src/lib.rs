@@ -79,7 +79,8 @@ pub use unhandled::UnhandledPanic;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::macros::{
-        poll_budget_available, thread_rng_n, Disabled, JoinRotator, MaybeDone, Out,
+        poll_budget_available, thread_rng_n, BiasedRotator, BranchMask, Branches, Disabled,
+        JoinRotator, MaybeDone, Out,
     };
     pub use rt_macros::select_clean_pattern;
 }

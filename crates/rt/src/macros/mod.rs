@@ -9,5 +9,7 @@ mod select;
 mod select_support;
 
 pub use maybe_done::MaybeDone;
-pub use rotator::JoinRotator;
-pub use select_support::{poll_budget_available, thread_rng_n, Disabled, Out};
+pub use rotator::{BiasedRotator, JoinRotator};
+pub use select_support::{
+    poll_budget_available, thread_rng_n, BranchMask, Branches, Disabled, Out,
+};
