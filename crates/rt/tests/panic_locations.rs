@@ -4,32 +4,12 @@
 //! pipes of capacity 0 and a `BufStream` with no read buffer. One test, since the panic hook it
 //! swaps is process-wide.
 
-use std::sync::{Arc, Mutex};
-
 mod support;
 
 /// Runs `f`, which must panic, and returns the file and line the panic reported.
 fn panic_location(f: impl FnOnce()) -> (String, u32) {
-    let (file, line, _) = panic_of(f);
+    let (file, line, _) = support::panic_of(f);
     (file, line)
-}
-
-/// Runs `f`, which must panic, and returns the file and line the panic reported and its
-/// message.
-fn panic_of(f: impl FnOnce()) -> (String, u32, String) {
-    let seen = Arc::new(Mutex::new(None));
-    let hook_seen = seen.clone();
-    let prev = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        let loc = info.location().unwrap();
-        let text = support::panic_text(info.payload()).to_string();
-        *hook_seen.lock().unwrap() = Some((loc.file().to_string(), loc.line(), text));
-    }));
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-    std::panic::set_hook(prev);
-    assert!(result.is_err(), "expected a panic");
-    let seen = seen.lock().unwrap().take();
-    seen.unwrap()
 }
 
 #[test]
@@ -68,17 +48,17 @@ fn misuse_panics_point_at_the_caller() {
         )
     };
     let expected = line!() + 2;
-    let got = panic_of(|| {
+    let got = support::panic_of(|| {
         drop(rt::io::duplex(0));
     });
     assert_eq!(got, pipe_panic(expected), "duplex");
     let expected = line!() + 2;
-    let got = panic_of(|| {
+    let got = support::panic_of(|| {
         drop(rt::io::simplex(0));
     });
     assert_eq!(got, pipe_panic(expected), "simplex");
     let expected = line!() + 2;
-    let got = panic_of(|| {
+    let got = support::panic_of(|| {
         drop(rt::io::SimplexStream::new_unsplit(0));
     });
     assert_eq!(got, pipe_panic(expected), "new_unsplit");
@@ -100,7 +80,7 @@ fn misuse_panics_point_at_the_caller() {
     .unwrap();
     let _guard = handle.enter();
     let expected = line!() + 2;
-    let got = panic_of(|| {
+    let got = support::panic_of(|| {
         drop(rt::task::spawn_local(async {}));
     });
     assert_eq!(

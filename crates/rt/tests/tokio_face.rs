@@ -5,8 +5,10 @@
 //! `cargo test -p rt --features tokio-face --test tokio_face`.
 #![cfg(feature = "tokio-face")]
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+mod support;
+use support::panic_of;
 
 const NO_RUNTIME: &str =
     "there is no reactor running, must be called from the context of a Tokio 1.x runtime";
@@ -14,29 +16,6 @@ const IO_DISABLED: &str = "A Tokio 1.x context was found, but IO is disabled. Ca
      on the runtime builder to enable IO.";
 const TIME_DISABLED: &str = "A Tokio 1.x context was found, but timers are disabled. Call \
      `enable_time` on the runtime builder to enable timers.";
-
-/// Runs `f`, which must panic, and returns the file and line the panic reported and its
-/// message. The panic hook is process-wide: one test swaps it, the others do not panic.
-fn panic_of(f: impl FnOnce()) -> (String, u32, String) {
-    let seen = Arc::new(Mutex::new(None));
-    let hook_seen = seen.clone();
-    let prev = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        let loc = info.location().unwrap();
-        let p = info.payload();
-        let text = p
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| p.downcast_ref::<String>().cloned())
-            .unwrap_or_default();
-        *hook_seen.lock().unwrap() = Some((loc.file().to_string(), loc.line(), text));
-    }));
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-    std::panic::set_hook(prev);
-    assert!(result.is_err(), "expected a panic");
-    let seen = seen.lock().unwrap().take();
-    seen.unwrap()
-}
 
 /// A runtime built as tokio's `Builder::new_current_thread().build()`: neither IO nor timers.
 fn bare() -> rt::Runtime {

@@ -110,6 +110,20 @@ macro_rules! __join_rotator {
     };
 }
 
+/// Binds `$futures` to a `&mut` to the tuple of the futures (each in a `MaybeDone`) and
+/// `$rotator` to the rotator: the state a `join!` or `try_join!` polls.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __join_setup {
+    ($futures:ident $rotator:ident $b:tt [$($n:tt)*] [$($e:expr)*]) => {
+        let mut $futures = ($(
+            $crate::__private::MaybeDone::new(::core::future::IntoFuture::into_future($e)),
+        )*);
+        let $futures = &mut $futures;
+        let mut $rotator = $crate::__join_rotator!($b [$($n)*]);
+    };
+}
+
 /// The future at position `[$($i)*]` (one `_` per future before it) of the tuple `$futures`
 /// points to, pinned: `$f` names it.
 #[doc(hidden)]
@@ -133,11 +147,7 @@ macro_rules! __join_pinned {
 #[macro_export]
 macro_rules! __join_poll {
     (join $b:tt [$($n:tt)*] [$(($f:ident [$($i:tt)*] $e:expr))*]) => {{
-        let mut futures = ($(
-            $crate::__private::MaybeDone::new(::core::future::IntoFuture::into_future($e)),
-        )*);
-        let futures = &mut futures;
-        let mut rotator = $crate::__join_rotator!($b [$($n)*]);
+        $crate::__join_setup!(futures rotator $b [$($n)*] [$($e)*]);
         ::core::future::poll_fn(move |cx| {
             let start = rotator.start();
             let mut all_done = true;
@@ -166,11 +176,7 @@ macro_rules! __join_poll {
         .await
     }};
     (try_join $b:tt [$($n:tt)*] [$(($f:ident [$($i:tt)*] $e:expr))*]) => {{
-        let mut futures = ($(
-            $crate::__private::MaybeDone::new(::core::future::IntoFuture::into_future($e)),
-        )*);
-        let futures = &mut futures;
-        let mut rotator = $crate::__join_rotator!($b [$($n)*]);
+        $crate::__join_setup!(futures rotator $b [$($n)*] [$($e)*]);
         ::core::future::poll_fn(move |cx| {
             let start = rotator.start();
             let mut all_done = true;
