@@ -20,6 +20,7 @@ pub mod batch;
 pub mod block;
 pub mod coop;
 pub mod driving;
+pub mod messages;
 pub mod pool;
 pub mod sync;
 pub mod task;

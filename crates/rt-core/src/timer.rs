@@ -46,10 +46,15 @@ pub fn install(timer: &'static dyn Timer) {
 pub fn sleep(duration: Duration) -> Sleep {
     match TIMER.get() {
         Some(timer) => timer.sleep(duration),
-        None => panic!(
-            "there is no timer: this must be called from the context of an rt runtime \
-             (none has been started in this process)"
-        ),
+        None => {
+            if cfg!(feature = "tokio-face") {
+                panic!("{}", crate::messages::NO_RUNTIME)
+            }
+            panic!(
+                "there is no timer: this must be called from the context of an rt runtime \
+                 (none has been started in this process)"
+            )
+        }
     }
 }
 

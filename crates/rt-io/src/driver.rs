@@ -119,6 +119,7 @@ impl Driver {
             parts.into_boxed_slice(),
             time,
             !own_thread,
+            &config,
         ));
         let mut cores = polls
             .into_iter()

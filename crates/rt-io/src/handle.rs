@@ -49,6 +49,10 @@ pub(crate) struct Reactor {
     /// `RUNNING`, `SHUT_DOWN` or `GONE`; only ever moves away from `RUNNING`.
     state: AtomicU8,
     pub(crate) time: TimeDriver,
+    /// `ReactorConfig::enable_io`: sources may register.
+    enable_io: bool,
+    /// `ReactorConfig::enable_time`: timers may be created.
+    enable_time: bool,
     /// Test hook: the thread of the next turn panics, as a bug in the reactor would.
     #[cfg(feature = "test-hooks")]
     pub(crate) kill: AtomicBool,
@@ -134,7 +138,8 @@ struct Home {
 struct Current {
     handle: Handle,
     /// The timers' handle that sleeps made on this thread clone: its count is this thread's.
-    time: TimeHandle,
+    /// `None` when the reactor was built without timers (`ReactorConfig::enable_time`).
+    time: Option<TimeHandle>,
 }
 
 impl fmt::Debug for Current {
@@ -145,9 +150,9 @@ impl fmt::Debug for Current {
     }
 }
 
-/// This thread's handle to its current runtime's timers (one reference count per thread), or
-/// `None` outside a runtime.
-pub(crate) fn current_time() -> Option<TimeHandle> {
+/// This thread's handle to its current runtime's timers (one reference count per thread):
+/// `None` outside a runtime, `Some(None)` in one built without timers.
+pub(crate) fn current_time() -> Option<Option<TimeHandle>> {
     CURRENT_REACTOR
         .try_with(|c| c.borrow().as_ref().map(|c| c.time.clone()))
         .ok()
@@ -175,7 +180,10 @@ impl Handle {
     pub fn enter(&self) -> EnterGuard {
         let current = Current {
             handle: self.clone(),
-            time: self.time().handle().for_thread(),
+            time: self
+                .inner
+                .enable_time
+                .then(|| self.time().handle().for_thread()),
         };
         let prev = CURRENT_REACTOR
             .try_with(|c| c.replace(Some(current)))
@@ -196,11 +204,21 @@ impl Handle {
     pub fn current() -> Handle {
         match Handle::try_current() {
             Some(h) => h,
-            None => panic!(
-                "there is no rt reactor running: call this from inside an rt runtime \
-                 (rt::Runtime::block_on, rt::spawn, #[rt::main])"
-            ),
+            None => panic!("{}", rt_core::messages::NO_RUNTIME),
         }
+    }
+
+    /// [`Handle::current`] for a new source: also panics when the reactor was built without
+    /// IO ([`ReactorConfig::enable_io`](crate::ReactorConfig::enable_io)). One branch per
+    /// registration, none per operation.
+    #[doc(hidden)]
+    #[track_caller]
+    pub fn current_for_io() -> Handle {
+        let handle = Handle::current();
+        if !handle.inner.enable_io {
+            panic!("{}", rt_core::messages::IO_DISABLED);
+        }
+        handle
     }
 
     /// The thread's current handle, or `None` outside a runtime.
@@ -423,6 +441,7 @@ impl Reactor {
         shards: Box<[Shard]>,
         time: TimeDriver,
         on_workers: bool,
+        config: &crate::ReactorConfig,
     ) -> Reactor {
         Reactor {
             id,
@@ -430,6 +449,8 @@ impl Reactor {
             slab: RegistrationSlab::new(),
             state: AtomicU8::new(RUNNING),
             time,
+            enable_io: config.enable_io,
+            enable_time: config.enable_time,
             #[cfg(feature = "test-hooks")]
             kill: AtomicBool::new(false),
             next_shard: AtomicUsize::new(0),

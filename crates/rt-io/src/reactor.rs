@@ -65,6 +65,15 @@ pub struct ReactorConfig {
     /// polls without waiting, and each event may wake a task onto its queue). Default: as
     /// `max_events_per_tick`.
     pub max_events_per_busy_tick: usize,
+    /// Whether sources may register (tokio's `Builder::enable_io`). Default `true`; `false`
+    /// makes every registration (a socket, an `AsyncFd`, a signal) panic at its caller, as
+    /// tokio does on a runtime built without `enable_io`. rt's `Builder` leaves it on unless
+    /// it is the `tokio` face's (rt's `tokio-face` feature).
+    pub enable_io: bool,
+    /// Whether timers may be created (tokio's `Builder::enable_time`). Default `true`; `false`
+    /// makes `sleep`, `timeout` and `interval` panic at their caller, as tokio does on a
+    /// runtime built without `enable_time`.
+    pub enable_time: bool,
 }
 
 impl ReactorConfig {
@@ -77,6 +86,8 @@ impl Default for ReactorConfig {
         ReactorConfig {
             max_events_per_tick: Self::DEFAULT_EVENTS_PER_TICK,
             max_events_per_busy_tick: Self::DEFAULT_EVENTS_PER_TICK,
+            enable_io: true,
+            enable_time: true,
         }
     }
 }

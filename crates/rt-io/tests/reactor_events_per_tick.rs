@@ -12,6 +12,7 @@ fn a_turn_takes_at_most_its_limit_of_events() {
     let config = ReactorConfig {
         max_events_per_tick: 2,
         max_events_per_busy_tick: 1,
+        ..ReactorConfig::default()
     };
     let driver = Driver::start_on_workers_with(1, config).unwrap();
     let workers = driver.worker_driver().unwrap();
@@ -44,5 +45,6 @@ fn a_limit_of_zero_panics() {
     let _ = Driver::start_with(ReactorConfig {
         max_events_per_tick: 0,
         max_events_per_busy_tick: 1,
+        ..ReactorConfig::default()
     });
 }

@@ -182,6 +182,10 @@ fn generate(kind: EntryKind, function: ItemFn, config: &Config) -> TokenStream {
         .start_paused
         .map(|paused| quote!(.start_paused(#paused)));
     let name = config.name.as_ref().map(|name| quote!(.name(#name)));
+    // tokio's attributes turn IO and timers on (the face's builder leaves them off otherwise);
+    // rt's builder has them always on.
+    let enable_all =
+        matches!(kind, EntryKind::TokioMain | EntryKind::TokioTest).then(|| quote!(.enable_all()));
     let build = match config.flavor {
         Flavor::Local => {
             quote!(.build_local(#crate_path::runtime::LocalOptions::default()))
@@ -195,6 +199,7 @@ fn generate(kind: EntryKind, function: ItemFn, config: &Config) -> TokenStream {
         quote! {
             #[allow(clippy::expect_used)]
             let #runtime = #crate_path::runtime::Builder::#constructor()
+                #enable_all
                 #worker_threads
                 #unhandled_panic
                 #start_paused
@@ -385,6 +390,28 @@ mod tests {
             ),
             "{text}"
         );
+    }
+
+    #[test]
+    fn the_tokio_face_turns_io_and_timers_on() {
+        for kind in [EntryKind::TokioMain, EntryKind::TokioTest] {
+            let text = expand_text(
+                kind,
+                quote!(),
+                quote!(
+                    async fn f() {}
+                ),
+            );
+            assert!(text.contains("() . enable_all () . build ()"), "{text}");
+        }
+        let text = expand_text(
+            EntryKind::Test,
+            quote!(),
+            quote!(
+                async fn f() {}
+            ),
+        );
+        assert!(!text.contains("enable_all"), "{text}");
     }
 
     #[test]

@@ -305,18 +305,38 @@ where
     F: Future + 'static,
     F::Output: 'static,
 {
+    match try_spawn_local_with(future, meta) {
+        Ok(join) => join,
+        Err(_) => no_local_set(),
+    }
+}
+
+/// [`spawn_local_with`] that hands `future` back when no [`LocalSet`] is entered on this
+/// thread, for callers that say more about why (rt's `LocalRuntime` entered on another thread).
+pub fn try_spawn_local_with<F>(future: F, meta: SpawnMeta<'_>) -> Result<JoinHandle<F::Output>, F>
+where
+    F: Future + 'static,
+    F::Output: 'static,
+{
     let h = CURRENT_LOCAL_SET
         .try_with(|c| c.borrow().as_ref().map(|(h, _)| h.clone()))
         .ok()
         .flatten();
     match h {
-        Some(h) => h.spawn(future, meta),
-        None => panic!(
-            "`spawn_local` called from outside of a `task::LocalSet` or `runtime::LocalRuntime`: \
-             run the code inside LocalSet::run_until(..), LocalSet::block_on(&rt, ..) or \
-             LocalRuntime::block_on(..), or spawn with LocalSet::spawn_local"
-        ),
+        Some(h) => Ok(h.spawn(future, meta)),
+        None => Err(future),
     }
+}
+
+/// The panic of a local spawn outside every [`LocalSet`].
+#[cold]
+#[track_caller]
+pub fn no_local_set() -> ! {
+    panic!(
+        "`spawn_local` called from outside of a `task::LocalSet` or `runtime::LocalRuntime`: \
+         run the code inside LocalSet::run_until(..), LocalSet::block_on(&rt, ..) or \
+         LocalRuntime::block_on(..), or spawn with LocalSet::spawn_local"
+    )
 }
 
 /// The future of [`LocalSet::run_until`].

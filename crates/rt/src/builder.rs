@@ -21,7 +21,9 @@ enum Flavor {
 /// Builds a [`Runtime`]; tokio's shape: `Builder::new_multi_thread().worker_threads(2).build()?`.
 ///
 /// IO and timers are always on: `enable_all`, `enable_io` and `enable_time` exist so code
-/// written for tokio compiles, and do nothing.
+/// written for tokio compiles, and do nothing. Under the `tokio` face (rt's `tokio-face`
+/// feature) they do what tokio documents: a runtime built without `enable_io` panics where a
+/// socket, an `AsyncFd` or a signal is created, one without `enable_time` where a timer is.
 #[derive(Clone)]
 pub struct Builder {
     flavor: Flavor,
@@ -49,6 +51,9 @@ pub struct Builder {
     max_io_events_per_busy_tick: Option<usize>,
     unhandled_panic: crate::UnhandledPanic,
     start_paused: bool,
+    /// `enable_io` / `enable_time` were called: read only under `tokio-face`.
+    enable_io: bool,
+    enable_time: bool,
     /// `Builder::trace_file` (else `RT_TRACE`, read at `build`).
     trace_file: Option<std::path::PathBuf>,
     /// Stall detection (`stall_threshold`, `on_stall`).
@@ -84,6 +89,8 @@ impl std::fmt::Debug for Builder {
             )
             .field("unhandled_panic", &self.unhandled_panic)
             .field("start_paused", &self.start_paused)
+            .field("enable_io", &self.enable_io)
+            .field("enable_time", &self.enable_time)
             .field("trace_file", &self.trace_file)
             .field("stall_threshold", &self.stall_threshold)
             .field("poll_time_histogram", &self.poll_time_histogram)
@@ -213,6 +220,8 @@ impl Builder {
             max_io_events_per_busy_tick: None,
             unhandled_panic: crate::UnhandledPanic::Ignore,
             start_paused: false,
+            enable_io: false,
+            enable_time: false,
             trace_file: None,
             stall_threshold: Some(rt_sched::stall::DEFAULT_STALL_THRESHOLD),
             on_stall: None,
@@ -572,17 +581,21 @@ impl Builder {
         self
     }
 
-    /// Does nothing: IO and timers are always enabled. For tokio compatibility.
+    /// [`Builder::enable_io`] and [`Builder::enable_time`]: does nothing in rt, where IO and
+    /// timers are always enabled. For tokio compatibility.
     ///
     /// Flavours: both.
     pub fn enable_all(&mut self) -> &mut Builder {
-        self
+        self.enable_io().enable_time()
     }
 
-    /// Does nothing: IO is always enabled. For tokio compatibility.
+    /// Does nothing: IO is always enabled. For tokio compatibility: under the `tokio` face
+    /// (rt's `tokio-face` feature), a runtime built without it panics, as tokio's does, where
+    /// a socket, an `AsyncFd` or a signal is created.
     ///
     /// Flavours: both.
     pub fn enable_io(&mut self) -> &mut Builder {
+        self.enable_io = true;
         self
     }
 
@@ -600,10 +613,13 @@ impl Builder {
         self
     }
 
-    /// Does nothing: timers are always enabled. For tokio compatibility.
+    /// Does nothing: timers are always enabled. For tokio compatibility: under the `tokio`
+    /// face (rt's `tokio-face` feature), a runtime built without it panics, as tokio's does,
+    /// where a sleep, a timeout or an interval is created.
     ///
     /// Flavours: both.
     pub fn enable_time(&mut self) -> &mut Builder {
+        self.enable_time = true;
         self
     }
 
@@ -705,12 +721,18 @@ impl Builder {
             self.flavor == Flavor::CurrentThread,
             "build_local needs a current-thread builder: use Builder::new_current_thread()"
         );
-        Ok(crate::runtime::LocalRuntime::from_runtime(self.build()?))
+        let rt = self.build_on(Some(std::thread::current().id()))?;
+        Ok(crate::runtime::LocalRuntime::from_runtime(rt))
     }
 
     /// Starts the runtime: its reactor (one shard per worker, or the `rt-io` thread with
     /// [`Builder::reactor_thread`]), and for multi-thread its workers.
     pub fn build(&mut self) -> io::Result<Runtime> {
+        self.build_on(None)
+    }
+
+    /// [`Builder::build`]; `local_thread` is a `LocalRuntime`'s thread.
+    fn build_on(&mut self, local_thread: Option<std::thread::ThreadId>) -> io::Result<Runtime> {
         let workers = match self.flavor {
             Flavor::MultiThread => self.worker_threads.unwrap_or_else(num_cpus::get).max(1),
             Flavor::CurrentThread => 1,
@@ -720,6 +742,9 @@ impl Builder {
             max_events_per_busy_tick: self
                 .max_io_events_per_busy_tick
                 .unwrap_or(self.max_io_events_per_tick),
+            // rt's own: always on; the face's: as tokio's builder was told.
+            enable_io: self.enable_io || !cfg!(feature = "tokio-face"),
+            enable_time: self.enable_time || !cfg!(feature = "tokio-face"),
         };
         let io = if self.reactor_thread {
             rt_io::Driver::start_with(reactor)?
@@ -851,6 +876,7 @@ impl Builder {
                 locals: Arc::new(rt_sched::local::Observer::new(trace.clone())),
                 name: self.name.clone(),
                 id: crate::runtime_id::Id::next(),
+                local_thread,
             }),
         };
         let _ = cell.set(Arc::downgrade(&handle.inner));

@@ -140,6 +140,17 @@ pub(crate) fn is_driving() -> bool {
     rt_core::driving::is_driving()
 }
 
+/// Panics for a call that needs a runtime, made outside of one: with rt's `message`, which
+/// says how to get one, or under the `tokio` face with tokio's words.
+#[cold]
+#[track_caller]
+pub(crate) fn no_runtime(message: &str) -> ! {
+    if cfg!(feature = "tokio-face") {
+        panic!("{}", rt_core::messages::NO_RUNTIME)
+    }
+    panic!("{message}")
+}
+
 /// Panics unless blocking the thread is allowed here: for `block_on` (tokio's "Cannot start a
 /// runtime from within a runtime").
 #[track_caller]

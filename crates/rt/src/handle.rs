@@ -26,6 +26,8 @@ pub(crate) struct RuntimeInner {
     pub(crate) name: Option<String>,
     /// This runtime's id, unique in the process.
     pub(crate) id: crate::runtime_id::Id,
+    /// A `LocalRuntime`'s: the thread that built it, the one its local tasks run on.
+    pub(crate) local_thread: Option<std::thread::ThreadId>,
 }
 
 /// A handle to a runtime: spawns onto it from any thread. `Send + Sync`, cheap to clone.
@@ -56,10 +58,10 @@ impl Handle {
     pub fn current() -> Handle {
         match context::try_current() {
             Some(h) => h,
-            None => panic!(
+            None => context::no_runtime(
                 "rt::Handle::current() called outside of an rt runtime: call it from a task \
                  (rt::spawn), inside Runtime::block_on or #[rt::main], or pass a Handle \
-                 (Runtime::handle) to this thread"
+                 (Runtime::handle) to this thread",
             ),
         }
     }
@@ -231,10 +233,9 @@ impl TryCurrentError {
 impl std::fmt::Display for TryCurrentError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if self.thread_local_destroyed {
-            f.write_str(
-                "the rt runtime context of this thread was already destroyed \
-                 (called from a thread-local destructor)",
-            )
+            f.write_str(rt_core::messages::CONTEXT_DESTROYED)
+        } else if cfg!(feature = "tokio-face") {
+            f.write_str(rt_core::messages::NO_RUNTIME)
         } else {
             f.write_str(
                 "no rt runtime on this thread: call it from a task, inside Runtime::block_on or \

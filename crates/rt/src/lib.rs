@@ -80,7 +80,8 @@ pub use unhandled::UnhandledPanic;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::macros::{
-        poll_budget_available, thread_rng_n, Disabled, JoinRotator, MaybeDone, Out,
+        poll_budget_available, thread_rng_n, BiasedRotator, BranchMask, Branches, Disabled,
+        JoinRotator, MaybeDone, Out,
     };
     pub use rt_macros::select_clean_pattern;
 }
@@ -107,10 +108,10 @@ where
     let meta = rt_core::task::SpawnMeta::caller();
     match context::with_current(|h| h.spawn_with(future, meta)) {
         Some(join) => join,
-        None => panic!(
+        None => context::no_runtime(
             "rt::spawn called outside of an rt runtime: call it from a task, inside \
              Runtime::block_on or #[rt::main], or spawn through a Handle \
-             (Runtime::handle().spawn(..)) from other threads"
+             (Runtime::handle().spawn(..)) from other threads",
         ),
     }
 }
@@ -127,9 +128,9 @@ where
 {
     match context::try_current() {
         Some(h) => h.spawn_blocking(f),
-        None => panic!(
+        None => context::no_runtime(
             "rt::spawn_blocking called outside of an rt runtime: call it from a task, inside \
-             Runtime::block_on or #[rt::main], or through a Handle (Runtime::handle())"
+             Runtime::block_on or #[rt::main], or through a Handle (Runtime::handle())",
         ),
     }
 }

@@ -57,7 +57,9 @@ impl std::fmt::Debug for LocalRuntime {
 impl LocalRuntime {
     /// A local runtime with default settings.
     pub fn new() -> io::Result<LocalRuntime> {
-        crate::Builder::new_current_thread().build_local(LocalOptions::default())
+        crate::Builder::new_current_thread()
+            .enable_all()
+            .build_local(LocalOptions::default())
     }
 
     pub(crate) fn from_runtime(rt: Runtime) -> LocalRuntime {

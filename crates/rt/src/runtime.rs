@@ -327,7 +327,7 @@ impl std::fmt::Debug for Runtime {
 impl Runtime {
     /// A multi-thread runtime with default settings (one worker per CPU).
     pub fn new() -> io::Result<Runtime> {
-        crate::Builder::new_multi_thread().build()
+        crate::Builder::new_multi_thread().enable_all().build()
     }
 
     pub(crate) fn from_parts(

@@ -109,3 +109,52 @@ fn try_join_returns_first_err_and_drops_the_rest() {
         "the pending future was dropped"
     );
 }
+
+/// The size of `fut`'s future.
+fn size_of_future<F: std::future::Future>(_: &F) -> usize {
+    std::mem::size_of::<F>()
+}
+
+#[test]
+fn a_join_future_holds_each_future_once_and_little_else() {
+    use rt::__private::MaybeDone;
+    use std::future::{ready, Ready};
+    use std::mem::size_of;
+    // What a `join!` of `n` futures keeps across its await: the futures (each with room for
+    // its output), one reference to them and a `u32` rotator (a word with padding), and the
+    // block's state (a word with padding). No pinned reference per future.
+    let word = size_of::<usize>();
+    let one = size_of::<MaybeDone<Ready<i32>>>();
+    let f1 = async { rt::join!(ready(0i32)) };
+    assert!(
+        size_of_future(&f1) <= one + 3 * word,
+        "{}",
+        size_of_future(&f1)
+    );
+    let f3 = async { rt::join!(ready(0i32), ready(0i32), ready(0i32)) };
+    assert!(
+        size_of_future(&f3) <= 3 * one + 3 * word,
+        "{}",
+        size_of_future(&f3)
+    );
+    let one_try = size_of::<MaybeDone<Ready<Result<i32, ()>>>>();
+    let t3 = async { rt::try_join!(ready(Ok::<i32, ()>(0)), ready(Ok(0)), ready(Ok(0))) };
+    assert!(
+        size_of_future(&t3) <= 3 * one_try + 3 * word,
+        "{}",
+        size_of_future(&t3)
+    );
+    // `biased;` has no rotator at all.
+    let b3 = async { rt::join!(biased; ready(0i32), ready(0i32), ready(0i32)) };
+    assert!(
+        size_of_future(&b3) <= 3 * one + 2 * word,
+        "{}",
+        size_of_future(&b3)
+    );
+    let tb3 = async { rt::try_join!(biased; ready(Ok::<i32, ()>(0)), ready(Ok(0)), ready(Ok(0))) };
+    assert!(
+        size_of_future(&tb3) <= 3 * one_try + 2 * word,
+        "{}",
+        size_of_future(&tb3)
+    );
+}

@@ -160,3 +160,79 @@ fn select_yields_when_the_budget_is_spent() {
         assert!(spent > 0);
     });
 }
+
+/// The size of `fut`'s future.
+fn size_of_future<F: std::future::Future>(_: &F) -> usize {
+    std::mem::size_of::<F>()
+}
+
+#[test]
+fn a_select_future_holds_each_future_once_and_little_else() {
+    use std::future::{ready, Ready};
+    // What a `select!` over `n` `Ready<i32>`s must keep across its await: the futures, one
+    // reference to them, a one-byte mask of disabled branches (up to 8 branches), and the
+    // block's state.
+    let one = std::mem::size_of::<Ready<i32>>();
+    // The reference, the mask (a word with padding) and the block's state (a word). No pinned
+    // reference per future.
+    let overhead = 3 * std::mem::size_of::<usize>();
+    let s1 = async {
+        rt::select! {
+            _ = ready(0i32) => {},
+        }
+    };
+    assert!(
+        size_of_future(&s1) <= one + overhead,
+        "{}",
+        size_of_future(&s1)
+    );
+    let s3 = async {
+        rt::select! {
+            _ = ready(0i32) => {},
+            _ = ready(0i32) => {},
+            _ = ready(0i32) => {},
+        }
+    };
+    assert!(
+        size_of_future(&s3) <= 3 * one + overhead,
+        "{}",
+        size_of_future(&s3)
+    );
+}
+
+#[test]
+fn the_mask_has_a_bit_for_each_of_64_branches() {
+    use std::future::ready;
+    let rt = rt::Builder::new_current_thread().build().unwrap();
+    // Every branch but the last is disabled, by its precondition or by a non-matching output:
+    // the last one's bit (63) must be its own.
+    let got = rt.block_on(async {
+        let no = false;
+        rt::select! {
+            biased;
+            Some(_) = ready(None::<u8>) => 0, _ = ready(()), if no => 1, _ = ready(()), if no => 2,
+            _ = ready(()), if no => 3, _ = ready(()), if no => 4, _ = ready(()), if no => 5,
+            _ = ready(()), if no => 6, _ = ready(()), if no => 7, _ = ready(()), if no => 8,
+            _ = ready(()), if no => 9, _ = ready(()), if no => 10, _ = ready(()), if no => 11,
+            _ = ready(()), if no => 12, _ = ready(()), if no => 13, _ = ready(()), if no => 14,
+            _ = ready(()), if no => 15, _ = ready(()), if no => 16, _ = ready(()), if no => 17,
+            _ = ready(()), if no => 18, _ = ready(()), if no => 19, _ = ready(()), if no => 20,
+            _ = ready(()), if no => 21, _ = ready(()), if no => 22, _ = ready(()), if no => 23,
+            _ = ready(()), if no => 24, _ = ready(()), if no => 25, _ = ready(()), if no => 26,
+            _ = ready(()), if no => 27, _ = ready(()), if no => 28, _ = ready(()), if no => 29,
+            _ = ready(()), if no => 30, _ = ready(()), if no => 31, _ = ready(()), if no => 32,
+            _ = ready(()), if no => 33, _ = ready(()), if no => 34, _ = ready(()), if no => 35,
+            _ = ready(()), if no => 36, _ = ready(()), if no => 37, _ = ready(()), if no => 38,
+            _ = ready(()), if no => 39, _ = ready(()), if no => 40, _ = ready(()), if no => 41,
+            _ = ready(()), if no => 42, _ = ready(()), if no => 43, _ = ready(()), if no => 44,
+            _ = ready(()), if no => 45, _ = ready(()), if no => 46, _ = ready(()), if no => 47,
+            _ = ready(()), if no => 48, _ = ready(()), if no => 49, _ = ready(()), if no => 50,
+            _ = ready(()), if no => 51, _ = ready(()), if no => 52, _ = ready(()), if no => 53,
+            _ = ready(()), if no => 54, _ = ready(()), if no => 55, _ = ready(()), if no => 56,
+            _ = ready(()), if no => 57, _ = ready(()), if no => 58, _ = ready(()), if no => 59,
+            _ = ready(()), if no => 60, _ = ready(()), if no => 61, _ = ready(()), if no => 62,
+            _ = ready(()) => 63,
+        }
+    });
+    assert_eq!(got, 63);
+}

@@ -16,8 +16,11 @@
 //! Everything here is a re-export of `rt` under tokio's module tree, so `tokio::net::TcpStream`
 //! and `rt::net::TcpStream` are one type and code can mix the two paths. Where rt's default
 //! differs from tokio's on purpose, this crate gives tokio's documented behaviour:
-//! `tokio::sync::Mutex` is strictly FIFO (rt's is eventually fair). The rest of what differs is
-//! in rt's `docs/PORTING.md`.
+//! `tokio::sync::Mutex` is strictly FIFO (rt's is eventually fair); a runtime built without
+//! `Builder::enable_io` / `enable_time` (or `enable_all`) panics where a socket or a timer is
+//! created, as tokio's does (rt's always has both; `#[tokio::main]`, `#[tokio::test]` and
+//! `Runtime::new` turn both on); and calls made outside a runtime panic with tokio's messages.
+//! The rest of what differs is in rt's `docs/PORTING.md`.
 //!
 //! ```
 //! #[tokio::main(flavor = "current_thread")]

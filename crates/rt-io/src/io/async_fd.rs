@@ -100,7 +100,7 @@ impl<T: AsRawFd> AsyncFd<T> {
         inner: T,
         interest: Interest,
     ) -> Result<AsyncFd<T>, AsyncFdRegisterError<T>> {
-        let handle = Handle::current();
+        let handle = Handle::current_for_io();
         let fd = inner.as_raw_fd();
         match Registration::new(&mut SourceFd(&fd), fd, interest, handle) {
             Ok(registration) => Ok(AsyncFd {

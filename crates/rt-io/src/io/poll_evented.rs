@@ -42,7 +42,7 @@ impl<E: mio::event::Source + AsRawFd> PollEvented<E> {
         interest: Interest,
         cpu: Option<usize>,
     ) -> io::Result<PollEvented<E>> {
-        let handle = Handle::current();
+        let handle = Handle::current_for_io();
         let fd = io.as_raw_fd();
         let registration = Registration::new_near_cpu(&mut io, fd, interest, handle, cpu)?;
         Ok(PollEvented {

@@ -47,6 +47,7 @@ impl UdpSocket {
         .await
     }
 
+    #[track_caller]
     fn from_mio(sys: mio::net::UdpSocket) -> io::Result<UdpSocket> {
         Ok(UdpSocket {
             io: PollEvented::new(sys)?,
@@ -54,6 +55,7 @@ impl UdpSocket {
     }
 
     /// Wraps a std socket (made non-blocking here).
+    #[track_caller]
     pub fn from_std(socket: std::net::UdpSocket) -> io::Result<UdpSocket> {
         socket.set_nonblocking(true)?;
         UdpSocket::from_mio(mio::net::UdpSocket::from_std(socket))

@@ -380,11 +380,13 @@ impl TimeHandle {
     ///
     /// # Panics
     ///
-    /// Outside an rt runtime (with the reactor handle's message).
+    /// Outside an rt runtime (with the reactor handle's message), and in one built without
+    /// timers (`ReactorConfig::enable_time`).
     #[track_caller]
     pub(crate) fn current() -> TimeHandle {
         match crate::handle::current_time() {
-            Some(t) => t,
+            Some(Some(t)) => t,
+            Some(None) => panic!("{}", rt_core::messages::TIME_DISABLED),
             // `Handle::current`'s panic, with its message.
             None => crate::Handle::current().time().handle(),
         }

@@ -528,7 +528,13 @@ impl File {
 
 impl fmt::Debug for File {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("File").field("std", &self.std).finish()
+        // The type's path, as tokio's `File` names itself (`tokio::fs::File` under the face).
+        let name = if cfg!(feature = "tokio-face") {
+            "tokio::fs::File"
+        } else {
+            "rt::fs::File"
+        };
+        f.debug_struct(name).field("std", &self.std).finish()
     }
 }
 

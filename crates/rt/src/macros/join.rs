@@ -25,10 +25,10 @@
 /// ```
 #[macro_export]
 macro_rules! join {
-    (@ $b:literal [$($n:tt)*] [$($acc:tt)*]) => {
+    (@ $b:tt [$($n:tt)*] [$($acc:tt)*]) => {
         $crate::__join_poll!(join $b [$($n)*] [$($acc)*])
     };
-    (@ $b:literal [$($n:tt)*] [$($acc:tt)*] $e:expr $(, $rest:expr)*) => {
+    (@ $b:tt [$($n:tt)*] [$($acc:tt)*] $e:expr $(, $rest:expr)*) => {
         $crate::join!(@ $b [$($n)* _] [$($acc)* (fut [$($n)*] $e)] $($rest),*)
     };
     (biased; $($e:expr),+ $(,)?) => {
@@ -61,10 +61,10 @@ macro_rules! join {
 /// ```
 #[macro_export]
 macro_rules! try_join {
-    (@ $b:literal [$($n:tt)*] [$($acc:tt)*]) => {
+    (@ $b:tt [$($n:tt)*] [$($acc:tt)*]) => {
         $crate::__join_poll!(try_join $b [$($n)*] [$($acc)*])
     };
-    (@ $b:literal [$($n:tt)*] [$($acc:tt)*] $e:expr $(, $rest:expr)*) => {
+    (@ $b:tt [$($n:tt)*] [$($acc:tt)*] $e:expr $(, $rest:expr)*) => {
         $crate::try_join!(@ $b [$($n)* _] [$($acc)* (fut [$($n)*] $e)] $($rest),*)
     };
     (biased; $($e:expr),+ $(,)?) => {
@@ -97,66 +97,106 @@ macro_rules! __join_one {
     };
 }
 
-/// The shared last step of `join!` and `try_join!`: bind, pin, poll all (from the rotator's
-/// start, wrapping around), collect.
+/// The rotator of a `join!` or `try_join!`: zero-sized with `biased;`, else one `u32` with the
+/// number of futures in its type.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __join_rotator {
+    (true [$($n:tt)*]) => {
+        $crate::__private::BiasedRotator
+    };
+    (false [$($n:tt)*]) => {
+        $crate::__private::JoinRotator::<{ $crate::__join_count!($($n)*) }>::new()
+    };
+}
+
+/// Binds `$futures` to a `&mut` to the tuple of the futures (each in a `MaybeDone`) and
+/// `$rotator` to the rotator: the state a `join!` or `try_join!` polls.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __join_setup {
+    ($futures:ident $rotator:ident $b:tt [$($n:tt)*] [$($e:expr)*]) => {
+        let mut $futures = ($(
+            $crate::__private::MaybeDone::new(::core::future::IntoFuture::into_future($e)),
+        )*);
+        let $futures = &mut $futures;
+        let mut $rotator = $crate::__join_rotator!($b [$($n)*]);
+    };
+}
+
+/// The future at position `[$($i)*]` (one `_` per future before it) of the tuple `$futures`
+/// points to, pinned: `$f` names it.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __join_pinned {
+    ($futures:ident, $f:ident [$($i:tt)*]) => {{
+        let ($($i,)* $f, ..) = &mut *$futures;
+        // SAFETY: the tuple the `&mut` points to is a local of the macro's block that nothing
+        // names any more (its binding is shadowed by the `&mut`): it is never moved until it
+        // is dropped in place at the block's end, and the block's future is pinned while it
+        // is polled. So each element stays where it is once polled: pinned.
+        unsafe { ::core::pin::Pin::new_unchecked($f) }
+    }};
+}
+
+/// The shared last step of `join!` and `try_join!`: bind, poll all (from the rotator's start,
+/// wrapping around), collect. The futures sit in one tuple that the polling closure reaches
+/// through a `&mut` and pins element by element, so the macro's future holds each of them
+/// once, the reference and the rotator (as tokio's does), and no pinned reference per future.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __join_poll {
-    (join $b:literal [$($n:tt)*] [$(($f:ident [$($i:tt)*] $e:expr))*]) => {{
-        $(
-            let mut $f = ::core::pin::pin!($crate::__private::MaybeDone::new(
-                ::core::future::IntoFuture::into_future($e),
-            ));
-        )*
-        let mut rotator = $crate::__private::JoinRotator::new($b, $crate::__join_count!($($n)*));
-        ::core::future::poll_fn(|cx| {
+    (join $b:tt [$($n:tt)*] [$(($f:ident [$($i:tt)*] $e:expr))*]) => {{
+        $crate::__join_setup!(futures rotator $b [$($n)*] [$($e)*]);
+        ::core::future::poll_fn(move |cx| {
             let start = rotator.start();
             let mut all_done = true;
             $(
                 if $crate::__join_count!($($i)*) >= start {
-                    all_done &= $f.as_mut().poll_done(cx).is_ready();
+                    all_done &= $crate::__join_pinned!(futures, $f [$($i)*])
+                        .poll_done(cx)
+                        .is_ready();
                 }
             )*
             $(
                 if $crate::__join_count!($($i)*) < start {
-                    all_done &= $f.as_mut().poll_done(cx).is_ready();
+                    all_done &= $crate::__join_pinned!(futures, $f [$($i)*])
+                        .poll_done(cx)
+                        .is_ready();
                 }
             )*
             if all_done {
-                ::core::task::Poll::Ready(($($f.as_mut().take_output(),)*))
+                ::core::task::Poll::Ready((
+                    $($crate::__join_pinned!(futures, $f [$($i)*]).take_output(),)*
+                ))
             } else {
                 ::core::task::Poll::Pending
             }
         })
         .await
     }};
-    (try_join $b:literal [$($n:tt)*] [$(($f:ident [$($i:tt)*] $e:expr))*]) => {{
-        $(
-            let mut $f = ::core::pin::pin!($crate::__private::MaybeDone::new(
-                ::core::future::IntoFuture::into_future($e),
-            ));
-        )*
-        let mut rotator = $crate::__private::JoinRotator::new($b, $crate::__join_count!($($n)*));
-        ::core::future::poll_fn(|cx| {
+    (try_join $b:tt [$($n:tt)*] [$(($f:ident [$($i:tt)*] $e:expr))*]) => {{
+        $crate::__join_setup!(futures rotator $b [$($n)*] [$($e)*]);
+        ::core::future::poll_fn(move |cx| {
             let start = rotator.start();
             let mut all_done = true;
             $(
                 if $crate::__join_count!($($i)*) >= start
-                    && !$crate::__try_join_poll_one!($f, cx)
+                    && !$crate::__try_join_poll_one!(futures, $f [$($i)*], cx)
                 {
                     all_done = false;
                 }
             )*
             $(
                 if $crate::__join_count!($($i)*) < start
-                    && !$crate::__try_join_poll_one!($f, cx)
+                    && !$crate::__try_join_poll_one!(futures, $f [$($i)*], cx)
                 {
                     all_done = false;
                 }
             )*
             if all_done {
                 ::core::task::Poll::Ready(::core::result::Result::Ok((
-                    $(match $f.as_mut().take_output() {
+                    $(match $crate::__join_pinned!(futures, $f [$($i)*]).take_output() {
                         ::core::result::Result::Ok(v) => v,
                         ::core::result::Result::Err(_) => unreachable!(),
                     },)*
@@ -174,7 +214,8 @@ macro_rules! __join_poll {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __try_join_poll_one {
-    ($f:ident, $cx:ident) => {
+    ($futures:ident, $f:ident [$($i:tt)*], $cx:ident) => {{
+        let mut $f = $crate::__join_pinned!($futures, $f [$($i)*]);
         if $f.as_mut().poll_done($cx).is_ready() {
             if let ::core::option::Option::Some(::core::result::Result::Err(_)) =
                 $f.as_mut().output_mut()
@@ -190,5 +231,5 @@ macro_rules! __try_join_poll_one {
         } else {
             false
         }
-    };
+    }};
 }

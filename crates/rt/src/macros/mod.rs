@@ -9,8 +9,10 @@ mod select;
 mod select_support;
 
 pub use maybe_done::MaybeDone;
-pub use rotator::JoinRotator;
-pub use select_support::{poll_budget_available, thread_rng_n, Disabled, Out};
+pub use rotator::{BiasedRotator, JoinRotator};
+pub use select_support::{
+    poll_budget_available, thread_rng_n, BranchMask, Branches, Disabled, Out,
+};
 
 /// What tokio's macros name at `tokio::macros::support`, at the same path: code written
 /// against tokio calls `poll_fn` there (its `PollFn` is `Unpin` exactly when the closure is,

@@ -4,8 +4,9 @@
 //! variable (see `join.rs`) and a counter of the branches before it, written as a list of `_`
 //! tokens. The counter gives a branch its index (`__select_count!`) and the depth at which its
 //! value sits in the nested `Out` enum (`__select_nest!`), so no enum has to be generated.
-//! The last step (`@finish`) evaluates the preconditions, creates and pins the futures, polls
-//! them from a start branch (random, or 0 with `biased;`), drops them all, and then matches
+//! The last step (`@finish`) evaluates the preconditions, creates the futures in one tuple,
+//! polls them from a start branch (random, or 0 with `biased;`), each pinned where it lies in
+//! the tuple, drops them all, and then matches
 //! the output against the branch patterns to run the handler outside the polling closure (so
 //! `break`, `continue`, `return` and `?` in a handler act on the caller's code).
 
@@ -131,23 +132,27 @@ macro_rules! select {
         [$(($fut:ident [$($idx:tt)*] [$p:pat] [$f:expr] [$cond:expr] [$h:expr]))+]
         [$($else_:tt)*]) => {{
         const __N: u32 = $crate::__select_count!($($all)*);
+        // The disabled branches, one bit each, in the smallest unsigned type that has a bit
+        // per branch.
+        type __Mask = <$crate::__private::Branches<__N> as $crate::__private::BranchMask>::Mask;
         // `mut`: a `ref mut` pattern borrows the output mutably.
         #[allow(unused_mut)]
         let mut __out = {
-            let mut __disabled: u64 = 0;
+            let mut __disabled: __Mask = 0;
             $(
                 if !$cond {
-                    __disabled |= 1u64 << $crate::__select_count!($($idx)*);
+                    __disabled |= 1 << $crate::__select_count!($($idx)*);
                 }
             )+
             // One tuple expression first, so a temporary borrowed in a branch's expression
             // (`&mut ready(())`) lives as long as the tuple (temporary lifetime extension),
-            // then each future pinned where it lies.
+            // then all the futures in one tuple that stays where it is: the closure reaches it
+            // through one `&mut` (the macro's future holds each future once, that reference and
+            // the mask, as tokio's does) and pins each future where it lies.
             let ($($fut,)+) = ($($f,)+);
-            $(
-                let mut $fut = ::core::pin::pin!(::core::future::IntoFuture::into_future($fut));
-            )+
-            ::core::future::poll_fn(|__cx| {
+            let mut __futures = ($(::core::future::IntoFuture::into_future($fut),)+);
+            let __futures = &mut __futures;
+            ::core::future::poll_fn(move |__cx| {
                 ::core::task::ready!($crate::__private::poll_budget_available(__cx));
                 let __start = if $biased { 0 } else { $crate::__private::thread_rng_n(__N) };
                 let mut __pending = false;
@@ -156,14 +161,20 @@ macro_rules! select {
                     let __k = (__start + __i) % __N;
                     $(
                         if __k == $crate::__select_count!($($idx)*) {
-                            let __bit = 1u64 << $crate::__select_count!($($idx)*);
+                            let __bit: __Mask = 1 << $crate::__select_count!($($idx)*);
                             if __disabled & __bit != 0 {
                                 continue;
                             }
+                            let ($($idx,)* $fut, ..) = &mut *__futures;
+                            // SAFETY: the tuple `__futures` points to is a local of the
+                            // enclosing block that nothing names any more (shadowed by the
+                            // `&mut`): it is not moved until it is dropped in place at the
+                            // block's end, and the block's future is pinned while polled.
+                            let $fut = unsafe { ::core::pin::Pin::new_unchecked($fut) };
                             // `continue` in the `Pending` arm makes the output's type a
                             // diverging one, which falls back to `()` when nothing else
                             // decides it (a `poll_fn(|_| panic!())` in a disabled branch).
-                            let __v = match ::core::future::Future::poll($fut.as_mut(), __cx) {
+                            let __v = match ::core::future::Future::poll($fut, __cx) {
                                 ::core::task::Poll::Ready(__v) => __v,
                                 ::core::task::Poll::Pending => {
                                     __pending = true;

@@ -1,5 +1,6 @@
 //! What `select!` expansions name through `$crate::__private`: the nested output enum, the
-//! "all branches disabled" marker, the budget check and the thread-local random start branch.
+//! "all branches disabled" marker, the type of the disabled-branch mask, the budget check and
+//! the thread-local random start branch.
 
 use std::cell::Cell;
 use std::task::{Context, Poll};
@@ -20,6 +21,33 @@ pub enum Out<A, R> {
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct Disabled;
+
+/// A `select!` of `N` branches: its [`BranchMask`]. Not part of the public API.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Branches<const N: u32>;
+
+/// The type of a `select!`'s disabled-branch mask: the smallest unsigned integer with a bit per
+/// branch (`u8` up to 8 branches, ..., `u64` up to 64), so a small `select!`'s future stays
+/// small. Not part of the public API.
+#[doc(hidden)]
+pub trait BranchMask {
+    /// The mask.
+    type Mask;
+}
+
+macro_rules! branch_masks {
+    ($mask:ty: $($n:literal)*) => {
+        $(impl BranchMask for Branches<$n> {
+            type Mask = $mask;
+        })*
+    };
+}
+branch_masks!(u8: 1 2 3 4 5 6 7 8);
+branch_masks!(u16: 9 10 11 12 13 14 15 16);
+branch_masks!(u32: 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32);
+branch_masks!(u64: 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58
+    59 60 61 62 63 64);
 
 /// `Pending` (with the task woken to come back) when the task's cooperative budget is spent:
 /// a `select!` then yields before polling any branch, as tokio's does, since its budget-aware

@@ -118,8 +118,12 @@ pub struct Signal {
 /// ```
 ///
 /// # Panics
-/// Outside an rt runtime.
+/// Outside an rt runtime, and on one built without IO (under the `tokio` face, a `Builder`
+/// without `enable_io`): before `kind` is looked at, as in tokio.
+#[track_caller]
 pub fn signal(kind: SignalKind) -> io::Result<Signal> {
+    // The reactor the eventfd below registers with; its checks come first.
+    let _ = rt_io::Handle::current_for_io();
     let signum = kind.0;
     if signal_hook_registry::FORBIDDEN.contains(&signum) {
         return Err(io::Error::new(

@@ -93,10 +93,10 @@ impl<'a> Builder<'a> {
         let meta = self.meta();
         match crate::context::try_current() {
             Some(h) => Ok(h.spawn_with(future, meta)),
-            None => panic!(
+            None => crate::context::no_runtime(
                 "rt::task::Builder::spawn called outside of an rt runtime: call it from a task, \
                  inside Runtime::block_on or #[rt::main], or use Builder::spawn_on with a Handle \
-                 (Runtime::handle()) from other threads"
+                 (Runtime::handle()) from other threads",
             ),
         }
     }
@@ -128,7 +128,7 @@ impl<'a> Builder<'a> {
         Fut: Future + 'static,
         Fut::Output: 'static,
     {
-        Ok(rt_sched::local::spawn_local_with(future, self.meta()))
+        Ok(super::local::spawn_local_with(future, self.meta()))
     }
 
     /// Spawns a `!Send` future onto `local_set`.
@@ -167,10 +167,10 @@ impl<'a> Builder<'a> {
         let meta = self.meta();
         match crate::context::try_current() {
             Some(h) => Ok(h.spawn_blocking_with(function, meta)),
-            None => panic!(
+            None => crate::context::no_runtime(
                 "rt::task::Builder::spawn_blocking called outside of an rt runtime: call it \
                  from a task, inside Runtime::block_on or #[rt::main], or use \
-                 Builder::spawn_blocking_on with a Handle (Runtime::handle())"
+                 Builder::spawn_blocking_on with a Handle (Runtime::handle())",
             ),
         }
     }

@@ -136,12 +136,48 @@ impl Future for LocalSet {
 /// Spawns a `!Send` future onto the [`LocalSet`] driven on this thread.
 ///
 /// # Panics
-/// Outside a `LocalSet` (its `run_until` or `block_on`), with a message that says so.
+/// Outside a `LocalSet` (its `run_until` or `block_on`), with a message that says so; on a
+/// thread that entered a [`LocalRuntime`](crate::runtime::LocalRuntime) built on another one,
+/// with tokio's message for that.
 #[track_caller]
 pub fn spawn_local<F>(future: F) -> JoinHandle<F::Output>
 where
     F: Future + 'static,
     F::Output: 'static,
 {
-    rt_sched::local::spawn_local(future)
+    spawn_local_with(future, rt_core::task::SpawnMeta::caller())
+}
+
+/// [`spawn_local`] with an explicit name and location (`task::Builder`).
+#[track_caller]
+pub(crate) fn spawn_local_with<F>(
+    future: F,
+    meta: rt_core::task::SpawnMeta<'_>,
+) -> JoinHandle<F::Output>
+where
+    F: Future + 'static,
+    F::Output: 'static,
+{
+    match rt_sched::local::try_spawn_local_with(future, meta) {
+        Ok(join) => join,
+        Err(_) => no_local_set(),
+    }
+}
+
+/// The panic of a local spawn outside every `LocalSet`: a `LocalRuntime` entered on another
+/// thread than the one that built it has tokio's message.
+#[cold]
+#[track_caller]
+fn no_local_set() -> ! {
+    let here = std::thread::current().id();
+    let elsewhere = crate::context::with_current(|h| h.inner.local_thread)
+        .flatten()
+        .is_some_and(|owner| owner != here);
+    if elsewhere {
+        panic!(
+            "Local tasks can only be spawned on a LocalRuntime from the thread the runtime was \
+             created on"
+        )
+    }
+    rt_sched::local::no_local_set()
 }

@@ -63,6 +63,25 @@ pub fn quiet_expected_panics() {
     });
 }
 
+/// Runs `f`, which must panic, and returns the file and line the panic reported and its
+/// message. It swaps the process-wide panic hook: a test binary that uses it has one test
+/// that panics.
+pub fn panic_of(f: impl FnOnce()) -> (String, u32, String) {
+    let seen = Arc::new(Mutex::new(None));
+    let hook_seen = seen.clone();
+    let prev = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let loc = info.location().unwrap();
+        let text = panic_text(info.payload()).to_string();
+        *hook_seen.lock().unwrap() = Some((loc.file().to_string(), loc.line(), text));
+    }));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    std::panic::set_hook(prev);
+    assert!(result.is_err(), "expected a panic");
+    let seen = seen.lock().unwrap().take();
+    seen.unwrap()
+}
+
 /// The text of a panic payload (`&str` or `String`).
 pub fn panic_text(payload: &(dyn std::any::Any + Send)) -> &str {
     payload

@@ -27,6 +27,10 @@ impl<RW: AsyncRead + AsyncWrite> BufStream<RW> {
     }
 
     /// A read buffer of `reader_capacity` and a write buffer of `writer_capacity` bytes.
+    ///
+    /// # Panics
+    /// If `reader_capacity` is 0 (as [`BufReader::with_capacity`]).
+    #[track_caller]
     pub fn with_capacity(
         reader_capacity: usize,
         writer_capacity: usize,

@@ -17,6 +17,10 @@ use super::{split, AsyncRead, AsyncWrite, ReadBuf, ReadHalf, WriteHalf};
 /// direction waits for the reader. Dropping one end gives the other end-of-stream on read (once
 /// the buffered bytes are read) and `BrokenPipe` on write; so does shutting one end's write
 /// side down, for the other end's reads.
+///
+/// # Panics
+/// When `max_buf_size` is 0.
+#[track_caller]
 pub fn duplex(max_buf_size: usize) -> (DuplexStream, DuplexStream) {
     let one = Arc::new(Mutex::new(SimplexStream::new_unsplit(max_buf_size)));
     let two = Arc::new(Mutex::new(SimplexStream::new_unsplit(max_buf_size)));
@@ -42,6 +46,10 @@ pub struct DuplexStream {
 /// Creates a one-way in-memory pipe buffering at most `max_buf_size` bytes, as its two halves
 /// (tokio's `simplex`). The reader gets end-of-stream once the writer shut down and the buffer
 /// is drained.
+///
+/// # Panics
+/// When `max_buf_size` is 0.
+#[track_caller]
 pub fn simplex(max_buf_size: usize) -> (ReadHalf<SimplexStream>, WriteHalf<SimplexStream>) {
     split(SimplexStream::new_unsplit(max_buf_size))
 }
@@ -63,7 +71,15 @@ fn lock(m: &Mutex<SimplexStream>) -> MutexGuard<'_, SimplexStream> {
 
 impl SimplexStream {
     /// A pipe buffering at most `max_buf_size` bytes, not split into halves.
+    ///
+    /// # Panics
+    /// When `max_buf_size` is 0.
+    #[track_caller]
     pub fn new_unsplit(max_buf_size: usize) -> SimplexStream {
+        assert!(
+            max_buf_size > 0,
+            "`max_buf_size` must be greater than 0: a pipe that buffers no byte can pass none"
+        );
         SimplexStream {
             buffer: BytesMut::new(),
             is_closed: false,

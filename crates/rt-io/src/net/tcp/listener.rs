@@ -37,6 +37,7 @@ impl TcpListener {
         .await
     }
 
+    #[track_caller]
     pub(crate) fn from_mio(l: mio::net::TcpListener) -> io::Result<TcpListener> {
         Ok(TcpListener {
             io: PollEvented::with_interest(l, Interest::READABLE)?,
@@ -44,6 +45,7 @@ impl TcpListener {
     }
 
     /// Wraps a std listener (made non-blocking here).
+    #[track_caller]
     pub fn from_std(listener: std::net::TcpListener) -> io::Result<TcpListener> {
         listener.set_nonblocking(true)?;
         TcpListener::from_mio(mio::net::TcpListener::from_std(listener))

@@ -168,6 +168,7 @@ impl TcpSocket {
     }
 
     /// Starts listening with room for `backlog` pending connections.
+    #[track_caller]
     pub fn listen(self, backlog: u32) -> io::Result<TcpListener> {
         raw_socket::listen(&self, backlog)?;
         let std = std::net::TcpListener::from(self.fd);

@@ -74,6 +74,7 @@ impl TcpStream {
         }
     }
 
+    #[track_caller]
     pub(crate) fn from_mio(sys: mio::net::TcpStream) -> io::Result<TcpStream> {
         TcpStream::from_mio_near_cpu(sys, None)
     }
@@ -82,6 +83,7 @@ impl TcpStream {
     /// (`SO_INCOMING_CPU`, see `Handle::shard_near_cpu`), and assumed readable and writable,
     /// so its first read and write try the socket (the peer may have sent before the accept)
     /// instead of waiting for the reactor's first event.
+    #[track_caller]
     pub(crate) fn from_accepted(sys: mio::net::TcpStream) -> io::Result<TcpStream> {
         let cpu = raw_socket::incoming_cpu(sys.as_raw_fd());
         let stream = TcpStream::from_mio_near_cpu(sys, cpu)?;
@@ -92,6 +94,7 @@ impl TcpStream {
         Ok(stream)
     }
 
+    #[track_caller]
     fn from_mio_near_cpu(sys: mio::net::TcpStream, cpu: Option<usize>) -> io::Result<TcpStream> {
         Ok(TcpStream {
             io: PollEvented::new_near_cpu(sys, Interest::READABLE | Interest::WRITABLE, cpu)?,
@@ -100,6 +103,7 @@ impl TcpStream {
     }
 
     /// Wraps a connected std stream (made non-blocking here).
+    #[track_caller]
     pub fn from_std(stream: std::net::TcpStream) -> io::Result<TcpStream> {
         stream.set_nonblocking(true)?;
         TcpStream::from_mio(mio::net::TcpStream::from_std(stream))

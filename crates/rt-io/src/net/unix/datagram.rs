@@ -33,6 +33,7 @@ impl UnixDatagram {
     /// Binds to the socket file `path` (which must not exist). A path that starts with a NUL
     /// byte names a Linux abstract socket instead (the rest of the path is its name), as in
     /// tokio.
+    #[track_caller]
     pub fn bind(path: impl AsRef<Path>) -> io::Result<UnixDatagram> {
         let sys = match super::abstract_addr(path.as_ref())? {
             Some(addr) => mio::net::UnixDatagram::bind_addr(&addr)?,
@@ -42,11 +43,13 @@ impl UnixDatagram {
     }
 
     /// A socket bound to no address: it can send, and receive replies only once connected.
+    #[track_caller]
     pub fn unbound() -> io::Result<UnixDatagram> {
         UnixDatagram::from_mio(mio::net::UnixDatagram::unbound()?)
     }
 
     /// A connected pair of sockets.
+    #[track_caller]
     pub fn pair() -> io::Result<(UnixDatagram, UnixDatagram)> {
         let (a, b) = mio::net::UnixDatagram::pair()?;
         let (a, b) = (UnixDatagram::from_mio(a)?, UnixDatagram::from_mio(b)?);
@@ -56,6 +59,7 @@ impl UnixDatagram {
         Ok((a, b))
     }
 
+    #[track_caller]
     fn from_mio(sys: mio::net::UnixDatagram) -> io::Result<UnixDatagram> {
         Ok(UnixDatagram {
             io: PollEvented::new(sys)?,
@@ -63,6 +67,7 @@ impl UnixDatagram {
     }
 
     /// Wraps a std socket (made non-blocking here).
+    #[track_caller]
     pub fn from_std(socket: std::os::unix::net::UnixDatagram) -> io::Result<UnixDatagram> {
         socket.set_nonblocking(true)?;
         UnixDatagram::from_mio(mio::net::UnixDatagram::from_std(socket))

@@ -19,6 +19,7 @@ impl UnixListener {
     /// Binds to the socket file `path` (which must not exist). A path that starts with a NUL
     /// byte names a Linux abstract socket instead (the rest of the path is its name), as in
     /// tokio.
+    #[track_caller]
     pub fn bind(path: impl AsRef<Path>) -> io::Result<UnixListener> {
         match super::abstract_addr(path.as_ref())? {
             Some(addr) => UnixListener::bind_addr(&addr),
@@ -27,10 +28,12 @@ impl UnixListener {
     }
 
     /// Binds to `addr` (a path or, on Linux, an abstract name; tokio's `bind_addr`).
+    #[track_caller]
     pub fn bind_addr(addr: &SocketAddr) -> io::Result<UnixListener> {
         UnixListener::from_mio(mio::net::UnixListener::bind_addr(addr)?)
     }
 
+    #[track_caller]
     fn from_mio(sys: mio::net::UnixListener) -> io::Result<UnixListener> {
         Ok(UnixListener {
             io: PollEvented::with_interest(sys, Interest::READABLE)?,
@@ -38,6 +41,7 @@ impl UnixListener {
     }
 
     /// Wraps a std listener (made non-blocking here).
+    #[track_caller]
     pub fn from_std(listener: std::os::unix::net::UnixListener) -> io::Result<UnixListener> {
         listener.set_nonblocking(true)?;
         UnixListener::from_mio(mio::net::UnixListener::from_std(listener))

@@ -48,6 +48,7 @@ impl UnixStream {
     }
 
     /// A connected pair of streams.
+    #[track_caller]
     pub fn pair() -> io::Result<(UnixStream, UnixStream)> {
         let (a, b) = mio::net::UnixStream::pair()?;
         let (a, b) = (UnixStream::from_mio(a)?, UnixStream::from_mio(b)?);
@@ -59,6 +60,7 @@ impl UnixStream {
 
     /// A stream `accept` returned, assumed readable and writable (see
     /// `TcpStream::from_accepted`).
+    #[track_caller]
     pub(crate) fn from_accepted(sys: mio::net::UnixStream) -> io::Result<UnixStream> {
         let stream = UnixStream::from_mio(sys)?;
         stream
@@ -68,6 +70,7 @@ impl UnixStream {
         Ok(stream)
     }
 
+    #[track_caller]
     pub(crate) fn from_mio(sys: mio::net::UnixStream) -> io::Result<UnixStream> {
         Ok(UnixStream {
             io: PollEvented::new(sys)?,
@@ -75,6 +78,7 @@ impl UnixStream {
     }
 
     /// Wraps a connected std stream (made non-blocking here).
+    #[track_caller]
     pub fn from_std(stream: std::os::unix::net::UnixStream) -> io::Result<UnixStream> {
         stream.set_nonblocking(true)?;
         UnixStream::from_mio(mio::net::UnixStream::from_std(stream))
