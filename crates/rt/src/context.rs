@@ -23,10 +23,10 @@ rt_core::sync::thread_local! {
 /// `!Send` (it restores this thread's state when dropped) and `Sync`, as tokio's.
 #[must_use = "the runtime is current only while the guard lives"]
 pub struct EnterGuard<'a> {
-    prev: Option<Handle>,
-    /// This guard's place among the thread's live guards (1 for the outermost).
-    depth: usize,
-    prev_driving: bool,
+    /// Restores the thread's runtime first when the guard drops (fields drop in order). The
+    /// guard itself has no `Drop`, so, as with tokio's, the borrow `'a` ends at the guard's
+    /// last use: `let _g = rt.enter(); rt.shutdown_timeout(..)` compiles.
+    _restore: Restore,
     _io: rt_io::EnterGuard,
     _locals: rt_sched::local::ObserverGuard,
     /// A `LocalRuntime`'s local set, entered with the runtime (`LocalRuntime::enter`).
@@ -34,6 +34,14 @@ pub struct EnterGuard<'a> {
     /// Not `Send`: the guard restores this thread's state.
     _not_send: std::marker::PhantomData<*const ()>,
     _handle: std::marker::PhantomData<&'a Handle>,
+}
+
+/// What an [`EnterGuard`] puts back on this thread when it drops.
+struct Restore {
+    prev: Option<Handle>,
+    /// This guard's place among the thread's live guards (1 for the outermost).
+    depth: usize,
+    prev_driving: bool,
 }
 
 // SAFETY: no method reads or writes a field through `&EnterGuard` (its `Debug` prints none), so
@@ -61,9 +69,11 @@ pub(crate) fn enter(handle: &Handle, driving: bool) -> EnterGuard<'static> {
         d.get()
     });
     EnterGuard {
-        prev,
-        depth,
-        prev_driving,
+        _restore: Restore {
+            prev,
+            depth,
+            prev_driving,
+        },
         _io: io,
         _locals: rt_sched::local::enter_observer(&handle.inner.locals),
         local: None,
@@ -80,7 +90,7 @@ impl<'a> EnterGuard<'a> {
     }
 }
 
-impl Drop for EnterGuard<'_> {
+impl Drop for Restore {
     fn drop(&mut self) {
         let in_order = ENTER_DEPTH
             .try_with(|d| d.get() == self.depth)

@@ -159,10 +159,9 @@ fn handle_block_on_after_shutdown() {
     quiet_expected_panics();
     for (flavour, make) in each_flavour() {
         let rt = make();
-        // Entered through a clone of the handle: the guard borrows what it entered, and the
-        // runtime itself is consumed by the shutdown below.
-        let entered = rt.handle().clone();
-        let _enter = entered.enter();
+        // The guard's borrow of `rt` ends at its last use, as with tokio's `EnterGuard`, so the
+        // runtime can be shut down while the guard is still in scope.
+        let _enter = rt.enter();
         let handle = Handle::current();
         // Before the shutdown the blocking pool serves `Handle::block_on`.
         let text = handle
