@@ -33,8 +33,11 @@ impl Wake for ThreadWaker {
         // A swap, not a store: the loop clears the flag with a swap, and loom (0.7.3) lets an
         // RMW read a store superseded by a plain store that happens-before it, which shows up
         // as a false lost wake-up in the models. As an RMW the wake is ordered after the clear.
-        self.woken.swap(true, Ordering::SeqCst);
-        self.unparker.unpark();
+        // Already woken: the thread polls before it parks again, so it needs no unpark (a
+        // futex wake when it is parked).
+        if !self.woken.swap(true, Ordering::SeqCst) {
+            self.unparker.unpark();
+        }
     }
 }
 

@@ -103,12 +103,15 @@ impl std::fmt::Debug for Core {
 /// the turn delivered (wake-ups and timer ticks not counted), for the metrics.
 ///
 /// `busy`: the caller has work waiting (it polls without waiting for that reason), so the turn
-/// takes at most `max_events_per_busy_tick` events.
+/// takes at most `max_events_per_busy_tick` events. `waited`: the thread blocked for this turn
+/// (it had nothing else to do), so the timer driver may spin the last microseconds to a
+/// deadline it was woken early for (`time/driver.rs`).
 pub(crate) fn turn(
     handle: &Handle,
     core: &mut Core,
     timeout: Option<Duration>,
     busy: bool,
+    waited: bool,
 ) -> usize {
     let inner = &handle.inner;
     let events = match (&mut core.busy_events, busy) {
@@ -136,7 +139,7 @@ pub(crate) fn turn(
     rt_core::batch::batch(|| {
         // A panicking waker costs its task only, not the shard (`rt_core::wake`).
         rt_core::wake::wake_all(wakers.drain(..));
-        inner.time.process();
+        inner.time.process(waited);
     });
     events
 }
@@ -153,7 +156,7 @@ pub(crate) fn run(mut core: Core, handle: Handle) {
     let _enter = handle.enter();
     while handle.is_running() {
         let timeout = handle.inner.time.next_timeout();
-        let events = turn(&handle, &mut core, timeout, false);
+        let events = turn(&handle, &mut core, timeout, false, true);
         handle.inner.shards[0].count_events(events);
     }
 }

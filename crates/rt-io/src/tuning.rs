@@ -32,6 +32,15 @@ pub(crate) const CPU_REFRESH_TURNS: u64 = 64;
 /// `docs/BENCHMARKS.md`, "MAX_LEAD").
 pub(crate) const MAX_LEAD: Duration = Duration::from_micros(150);
 
+/// The soonest a busy thread's turn sets the timerfd to expire after it fired timers (the
+/// timer driver's `process`): a timerfd armed in the past expires inside `timerfd_settime` and
+/// wakes the threads blocked on shard 0 (a cross-CPU wake-up, tens of µs on a VM) for timers the
+/// busy thread fires in its own next turn (every `event_interval` ticks). With dense deadlines
+/// (10,000 sleeps of 1 ms spawned in a burst, `timers_10k_remote`) re-arming at once cost
+/// about a third of the run's CPU in `timerfd_settime`. A timer due meanwhile fires at most
+/// this much late when the busy thread does not turn sooner.
+pub(crate) const BUSY_REARM: Duration = Duration::from_micros(50);
+
 /// Due timer entries handed out of the wheel per lock hold in the timer driver's `process`:
 /// bounds the lock hold while a burst of timers fires. Not measured; `benches/time.rs` shows a
 /// change.

@@ -110,13 +110,16 @@ impl WorkerDriver {
                 // (`listen.rs`), then take the own shard's events without waiting, unless
                 // only heard shards had some.
                 if listen.wait(timeout) {
-                    reactor::turn(handle, core, Some(Duration::ZERO), false)
+                    reactor::turn(handle, core, Some(Duration::ZERO), false, true)
                 } else {
                     0
                 }
             }
             // A turn that does not wait is a busy one: the thread has work to get back to.
-            _ => reactor::turn(handle, core, timeout, timeout == Some(Duration::ZERO)),
+            _ => {
+                let busy = timeout == Some(Duration::ZERO);
+                reactor::turn(handle, core, timeout, busy, !busy)
+            }
         };
         match catch_unwind(AssertUnwindSafe(turn)) {
             Ok(events) => shard_ref.count_events(events),
@@ -223,7 +226,7 @@ impl WorkerDriver {
             reactor.shards[k].turns.fetch_add(1, Ordering::Relaxed);
             let zero = Some(Duration::ZERO);
             match catch_unwind(AssertUnwindSafe(|| {
-                reactor::turn(handle, core, zero, false)
+                reactor::turn(handle, core, zero, false, false)
             })) {
                 Ok(events) => reactor.shards[k].count_events(events),
                 Err(_) => {

@@ -158,6 +158,17 @@ impl WorkerCounters {
         Busy { c: self, epoch }
     }
 
+    /// The worker stops running its loop (shutdown, or a substitute giving a context back):
+    /// counts the busy period so far and goes on from `now`, so that a worker that never
+    /// parked still reports the time it ran.
+    pub(crate) fn checkpoint_busy(&self, epoch: Instant, now: Instant) {
+        if rt_core::OBSERVE {
+            let now_ns = nanos_since(epoch, now);
+            let since = self.busy_since_ns.swap(now_ns, Relaxed);
+            add(&self.busy_ns, now_ns.saturating_sub(since));
+        }
+    }
+
     fn snapshot(&self) -> WorkerMetrics {
         WorkerMetrics {
             // `polls` is the worker's poll stamp's (`crate::stall::PollStamp::polls`): the

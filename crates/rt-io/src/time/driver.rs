@@ -41,7 +41,9 @@
 //! driver measures it (how late after the expiry `process` runs, averaged) and sets the timerfd
 //! that much ahead of the deadline (at most [`MAX_LEAD`]). Woken early, `process` spins the rest
 //! of the way to the deadline instead of sleeping again; since the lead is the average latency,
-//! the spin is only the latency's jitter. Timers still fire only once their tick has come.
+//! the spin is only the latency's jitter. Timers still fire only once their tick has come. Only
+//! a thread that blocked for its turn measures the latency or spins: a busy worker's turn finds
+//! the timerfd expired because it was running tasks, and its tasks must not wait behind a spin.
 //!
 //! Should the timerfd be unavailable (creation or arming fails), the driver falls back to epoll's
 //! timeout: `next_timeout` returns the time to the next deadline and an insert of an earlier
@@ -70,7 +72,7 @@ use super::wheel::{Key, Wheel};
 /// One wheel tick is `2^TICK_SHIFT` ns: 4.096 µs.
 const TICK_SHIFT: u32 = 12;
 
-use crate::tuning::{MAX_LEAD, TIMER_BATCH as BATCH};
+use crate::tuning::{BUSY_REARM, MAX_LEAD, TIMER_BATCH as BATCH};
 
 /// The panic message of a timer used after its driver shut down. It opens with tokio's sentence,
 /// which ported code matches on.
@@ -232,8 +234,10 @@ impl TimeDriver {
 
     /// Fires every timer whose deadline has passed, and arms the timerfd for the next one. Called
     /// after every poll of every shard, by the thread that took the turn, inside
-    /// `rt_core::batch::batch`.
-    pub(crate) fn process(&self) {
+    /// `rt_core::batch::batch`. `waited`: the thread blocked for this turn, so it has nothing
+    /// else to do and may spin to a deadline it was woken early for; a busy thread never spins
+    /// (its tasks would wait behind the spin), it arms the timerfd for the deadline instead.
+    pub(crate) fn process(&self, waited: bool) {
         let inner = &*self.handle.inner;
         let mut spun = Duration::ZERO;
         let mut due: Vec<Arc<Entry>> = Vec::new();
@@ -268,7 +272,9 @@ impl TimeDriver {
                     if locked.unread && inner.timerfd.as_ref().is_some_and(TimerFd::drain) {
                         locked.unread = false;
                         fired = true;
-                        if let Some(expires) = expiry {
+                        // Only a blocked thread's lateness is wake-up latency; a busy one's is
+                        // the length of its tasks.
+                        if let Some(expires) = expiry.filter(|_| waited) {
                             let late = now_instant.saturating_duration_since(expires);
                             locked.lead = next_lead(locked.lead, late);
                         }
@@ -286,7 +292,8 @@ impl TimeDriver {
                             let at = inner.instant_of(next);
                             let wait = at.saturating_duration_since(now_instant);
                             // Woken early on purpose: spin the rest rather than sleep again.
-                            if fired
+                            if waited
+                                && fired
                                 && next > now
                                 && wait <= locked.lead
                                 && spun + wait <= MAX_LEAD
@@ -294,7 +301,10 @@ impl TimeDriver {
                             {
                                 spin_to = Some(at);
                             } else if locked.armed != Some(next) {
-                                inner.arm(&mut locked, next);
+                                // A timerfd that expires at once wakes the threads blocked on
+                                // it for timers a busy caller fires in its own next turn.
+                                let min = if waited { Duration::ZERO } else { BUSY_REARM };
+                                inner.arm(&mut locked, next, min);
                             }
                         }
                     }
@@ -332,7 +342,7 @@ impl TimeDriver {
         if !inner.clock.advance_to(inner.first_instant_of(tick)) {
             return false;
         }
-        self.process();
+        self.process(false);
         true
     }
 
@@ -446,7 +456,7 @@ impl TimeHandle {
             inner.clock.resume();
             locked.armed = None;
             match locked.wheel.next_deadline() {
-                Some(next) => inner.arm(&mut locked, next),
+                Some(next) => inner.arm(&mut locked, next, Duration::ZERO),
                 None => false,
             }
         };
@@ -467,13 +477,13 @@ impl TimeHandle {
             match next.map(|tick| inner.first_instant_of(tick)) {
                 Some(at) if at <= target => {
                     inner.clock.advance_to(at);
-                    rt_core::batch::batch(|| driver.process());
+                    rt_core::batch::batch(|| driver.process(false));
                 }
                 _ => break,
             }
         }
         inner.clock.advance_to(target);
-        rt_core::batch::batch(|| driver.process());
+        rt_core::batch::batch(|| driver.process(false));
     }
 
     /// Stores `entry` to fire at `deadline`.
@@ -580,12 +590,16 @@ impl Timers {
         if locked.armed.is_some_and(|armed| armed <= when) {
             return (Insert::Registered(key), false);
         }
-        (Insert::Registered(key), self.arm(locked, when))
+        (
+            Insert::Registered(key),
+            self.arm(locked, when, Duration::ZERO),
+        )
     }
 
     /// Plans the reactor's wake-up for `tick`: arms the timerfd, or in fallback mode asks for an
-    /// unpark (returns `true`) so that the reactor recomputes its poll timeout.
-    fn arm(&self, locked: &mut Locked, tick: u64) -> bool {
+    /// unpark (returns `true`) so that the reactor recomputes its poll timeout. The timerfd
+    /// expires no sooner than `min_after` from now.
+    fn arm(&self, locked: &mut Locked, tick: u64, min_after: Duration) -> bool {
         locked.armed = Some(tick);
         if self.clock.is_paused() {
             // Paused: real time brings nothing due (see `clock.rs`).
@@ -601,7 +615,8 @@ impl Timers {
             let after = self
                 .instant_of(tick)
                 .saturating_duration_since(now)
-                .saturating_sub(locked.lead);
+                .saturating_sub(locked.lead)
+                .max(min_after);
             if fd.arm(after).is_ok() {
                 locked.unread = false;
                 locked.expires = Some(now + after);
@@ -715,7 +730,7 @@ mod tests {
                     let mut events = mio::Events::with_capacity(16);
                     while !stop.load(Ordering::Acquire) {
                         poll.poll(&mut events, driver.next_timeout()).unwrap();
-                        rt_core::batch::batch(|| driver.process());
+                        rt_core::batch::batch(|| driver.process(true));
                     }
                 })
             };
@@ -928,7 +943,7 @@ mod tests {
         let past = Instant::now() - Duration::from_millis(1);
         // Before the wheel advanced past it, a past deadline is stored and fired at the next turn;
         // once the wheel has advanced, it is reported due. Both complete without waiting.
-        h.driver.process();
+        h.driver.process(false);
         match time.insert(past, entry.clone()) {
             Insert::Due => {}
             other => panic!("expected Due, got {other:?}"),

@@ -324,6 +324,9 @@ impl WorkerContext {
             // A park is a break from running tasks (`maybe_yield_cpu`).
             self.last_break.set(std::time::Instant::now());
         }
+        let shared = self.shared();
+        self.counters()
+            .checkpoint_busy(shared.counters.epoch(), std::time::Instant::now());
     }
 
     /// A task yielded since the last turn of the shard: turn it (without blocking) once the
