@@ -297,6 +297,14 @@ impl WorkerDriver {
             .load(Ordering::Relaxed)
             != 0
     }
+
+    /// Whether events may arrive on `shard`: sources are registered on it, or it is shard 0
+    /// (the timerfd's) and timers are pending (a hint read without the wheel's lock). An idle
+    /// worker watches a busy worker's shard, and polls its own before looking elsewhere, only
+    /// if so: a shard with neither delivers nothing but its unparks.
+    pub fn may_have_events(&self, shard: usize) -> bool {
+        self.has_sources(shard) || (shard == 0 && self.handle.inner.time.may_have_timers())
+    }
 }
 
 impl fmt::Debug for WorkerDriver {

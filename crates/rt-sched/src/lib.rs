@@ -126,6 +126,14 @@ pub trait IoDriver: Send + Sync + 'static {
         true
     }
 
+    /// Whether events may arrive on `shard` (sources, or timers on the timers' shard): an idle
+    /// worker watches a busy worker's shard, and polls its own in its search, only if so. The
+    /// default says yes.
+    fn may_have_events(&self, shard: usize) -> bool {
+        let _ = shard;
+        true
+    }
+
     /// Turns taken on `shard` so far: a counter that only grows. A worker that sees another's
     /// shard stand still while that worker is busy polls the shard for it.
     fn turns(&self, shard: usize) -> u64 {

@@ -160,6 +160,10 @@ impl rt_sched::IoDriver for WorkerDrivenIo {
         self.0.has_sources(shard)
     }
 
+    fn may_have_events(&self, shard: usize) -> bool {
+        self.0.may_have_events(shard)
+    }
+
     fn has_ready(&self, shard: usize) -> bool {
         self.0.has_ready(shard)
     }

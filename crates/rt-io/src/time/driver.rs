@@ -129,6 +129,37 @@ struct Timers {
     clock: Clock,
     /// Far-off timers kept off the wheel, one stage per shard (`stage.rs`).
     stages: Stages,
+    /// Whether the wheel held timers when its lock was last let go (written by [`LockedGuard`]'s
+    /// drop): read without the lock by idle workers deciding whether shard 0 (the timerfd's)
+    /// needs watching while its owner is busy.
+    pending: AtomicBool,
+}
+
+/// The wheel's lock held; letting it go records whether the wheel holds timers
+/// ([`Timers::pending`]).
+struct LockedGuard<'a> {
+    guard: MutexGuard<'a, Locked>,
+    pending: &'a AtomicBool,
+}
+
+impl std::ops::Deref for LockedGuard<'_> {
+    type Target = Locked;
+    fn deref(&self) -> &Locked {
+        &self.guard
+    }
+}
+
+impl std::ops::DerefMut for LockedGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Locked {
+        &mut self.guard
+    }
+}
+
+impl Drop for LockedGuard<'_> {
+    fn drop(&mut self) {
+        self.pending
+            .store(self.guard.wheel.len() > 0, Ordering::Relaxed);
+    }
 }
 
 struct Locked {
@@ -204,6 +235,7 @@ impl TimeDriver {
                         unpark,
                         clock: Clock::new(),
                         stages: Stages::new(shards, reactor),
+                        pending: AtomicBool::new(false),
                     }),
                 }),
             },
@@ -361,6 +393,12 @@ impl TimeDriver {
     /// Whether any timer is pending.
     pub(crate) fn has_timers(&self) -> bool {
         self.handle.inner.lock().wheel.len() > 0
+    }
+
+    /// Whether the wheel held timers when its lock was last let go: one relaxed load, possibly
+    /// stale (a hint for idle workers; `has_timers` is exact).
+    pub(crate) fn may_have_timers(&self) -> bool {
+        self.handle.inner.pending.load(Ordering::Relaxed)
     }
 
     /// Whether the clock is paused (a relaxed load).
@@ -566,9 +604,12 @@ fn next_lead(lead: Duration, late: Duration) -> Duration {
 }
 
 impl Timers {
-    fn lock(&self) -> MutexGuard<'_, Locked> {
+    fn lock(&self) -> LockedGuard<'_> {
         // A panic under this lock leaves the wheel consistent (no user code runs under it).
-        self.locked.lock().unwrap_or_else(|e| e.into_inner())
+        LockedGuard {
+            guard: self.locked.lock().unwrap_or_else(|e| e.into_inner()),
+            pending: &self.pending,
+        }
     }
 
     /// [`TimeHandle::insert`] under the lock; the `bool` says whether to unpark the reactor

@@ -573,10 +573,11 @@ impl WorkerContext {
             if shared.is_shutdown() {
                 return None;
             }
-            if round == 0 && !polled {
+            if round == 0 && !polled && self.shard_may_have_events() {
                 // Before spinning, look for IO and timers that are already due: under network
                 // load the next work is usually sitting in the reactor, and spinning would only
-                // delay it.
+                // delay it. A shard with no sources and no timers has nothing to look at (the
+                // poll would be a syscall for nothing).
                 if let Some(t) = self.poll_driver_when_out_of_work() {
                     return Some(t);
                 }

@@ -102,7 +102,7 @@ impl WorkerContext {
             return Drove::NotifiedMeanwhile;
         }
         let mut timeout = until_trim;
-        let watching = self.owns_shard && self.others_busy();
+        let watching = self.owns_shard && self.others_busy_with_events(driver);
         if watching {
             timeout = Some(timeout.map_or(WATCH_INTERVAL, |t| t.min(WATCH_INTERVAL)));
             self.listen_to_busy(driver);
@@ -155,6 +155,14 @@ impl WorkerContext {
         }
     }
 
+    /// Whether events may arrive on this worker's shard (`IoDriver::may_have_events`).
+    pub(super) fn shard_may_have_events(&self) -> bool {
+        self.shared()
+            .io_driver
+            .as_ref()
+            .is_some_and(|d| d.may_have_events(self.shard))
+    }
+
     pub(super) fn shard_has_sources(&self) -> bool {
         self.shared()
             .io_driver
@@ -162,10 +170,19 @@ impl WorkerContext {
             .is_some_and(|d| d.has_sources(self.shard))
     }
 
-    /// Whether some other worker is running (not parked), so its shard may go unpolled.
+    /// Whether some other worker is running (not parked).
     fn others_busy(&self) -> bool {
         let shared = self.shared();
         (0..shared.stealers.len()).any(|i| i != self.index && !shared.idle.is_parked(i))
+    }
+
+    /// Whether some other worker is running with a shard that may have events
+    /// (`IoDriver::may_have_events`), so those events may go unpolled: then an idle worker
+    /// watches (a shard with no sources and no timers delivers nothing to watch for).
+    fn others_busy_with_events(&self, driver: &dyn crate::IoDriver) -> bool {
+        let shared = self.shared();
+        (0..shared.stealers.len())
+            .any(|i| i != self.index && !shared.idle.is_parked(i) && driver.may_have_events(i))
     }
 
     /// Before blocking in our own shard: let IO on a busy worker's shard end the wait
@@ -176,6 +193,7 @@ impl WorkerContext {
             if k != self.shard
                 && !shared.idle.is_parked(k)
                 && self.deaf_at[k].get() != driver.turns(k)
+                && driver.may_have_events(k)
             {
                 driver.listen_to(self.shard, k);
             }
@@ -200,7 +218,10 @@ impl WorkerContext {
                 continue;
             }
             let turns = driver.turns(k);
-            if !shared.idle.is_parked(k) && (from_park || turns == seen.get()) {
+            if !shared.idle.is_parked(k)
+                && (from_park || turns == seen.get())
+                && driver.may_have_events(k)
+            {
                 let drove = driver.try_drive(k, Some(Duration::ZERO), &|| false);
                 if from_park {
                     self.deaf_at[k].set(if drove { u64::MAX } else { driver.turns(k) });
