@@ -19,6 +19,10 @@
 //!   an `OwnedPermit`) while the receiver closes and waits; the permit is dropped unused on
 //!   another thread. The receiver must see `None` once the permit is back: the ring's receiver
 //!   waits for every slot to come back after a close, and a dropped permit wakes it.
+//! * `closed_receiver_woken_by_the_last_of_two_permits`: the same with two permits dropped on
+//!   two threads at once. Only the permit that leaves the channel idle wakes the receiver (as
+//!   tokio's), so of two concurrent returns the later must see the earlier and the close, and
+//!   wake: a receiver left parked is reported as a deadlock.
 //! * `receiver_drop_races_permit`: a producer holding a permit sends while the receiver, having
 //!   received one value, is dropped. Each value is dropped exactly once: received, drained by
 //!   the receiver's drop, or left in the ring for its `Drop`.
@@ -115,6 +119,22 @@ fn closed_receiver_waits_for_unused_permit() {
         assert_eq!(block_on(rx.recv()), None);
         holder.join().unwrap();
         // `tx` is still alive: only the close and the permit's return can end the channel.
+        drop(tx);
+    });
+}
+
+#[test]
+fn closed_receiver_woken_by_the_last_of_two_permits() {
+    loom::model(|| {
+        let (tx, mut rx) = mpsc::channel::<u32>(2);
+        let a = tx.clone().try_reserve_owned().ok().unwrap();
+        let b = tx.clone().try_reserve_owned().ok().unwrap();
+        let holder_a = thread::spawn(move || drop(a));
+        let holder_b = thread::spawn(move || drop(b));
+        rx.close();
+        assert_eq!(block_on(rx.recv()), None);
+        holder_a.join().unwrap();
+        holder_b.join().unwrap();
         drop(tx);
     });
 }

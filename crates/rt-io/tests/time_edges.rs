@@ -55,3 +55,55 @@ fn past_deadlines_complete_at_the_first_poll() {
         }
     });
 }
+
+/// About 30 years: what a `Duration::MAX` period or delay is taken as (tokio's `safe_delay`).
+const THIRTY_YEARS: Duration = Duration::from_secs(86400 * 365 * 30);
+
+#[test]
+fn interval_with_duration_max_saturates_instead_of_overflowing() {
+    let rt = time_support::runtime();
+    rt.block_on(async {
+        let (count, waker) = CountingWaker::new();
+        let mut cx = std::task::Context::from_waker(&waker);
+        let mut forever = rt::time::interval(Duration::MAX);
+        assert_eq!(forever.period(), THIRTY_YEARS);
+        // The first tick is at once; the next never comes.
+        assert!(forever.poll_tick(&mut cx).is_ready());
+        assert!(forever.poll_tick(&mut cx).is_pending());
+        // Restarting one period ahead, or `Duration::MAX` ahead, does not overflow `Instant`.
+        forever.reset();
+        assert!(forever.poll_tick(&mut cx).is_pending());
+        let mut short = rt::time::interval(Duration::from_millis(1));
+        assert!(short.poll_tick(&mut cx).is_ready());
+        short.reset_after(Duration::MAX);
+        assert!(short.poll_tick(&mut cx).is_pending());
+        assert_eq!(short.period(), Duration::from_millis(1));
+        sleep(Duration::from_millis(2)).await;
+        assert!(
+            short.poll_tick(&mut cx).is_pending(),
+            "the tick is 30 years away"
+        );
+        assert_eq!(count.wakes(), 0);
+    });
+}
+
+#[test]
+fn sleep_and_timeout_of_duration_max_are_thirty_years() {
+    let rt = time_support::runtime();
+    rt.block_on(async {
+        let before = Instant::now();
+        let s = sleep(Duration::MAX);
+        let after = Instant::now();
+        assert!(s.deadline() >= before + THIRTY_YEARS && s.deadline() <= after + THIRTY_YEARS);
+        // A future that is ready wins over any deadline.
+        assert_eq!(timeout(Duration::MAX, async { 7 }).await, Ok(7));
+        // `Sleep::reset` to the far deadline a `Duration::MAX` sleep has keeps it pending.
+        let (count, waker) = CountingWaker::new();
+        let mut short = Box::pin(sleep(Duration::from_millis(1)));
+        assert_eq!(poll_with(&mut short, &waker), Poll::Pending);
+        short.as_mut().reset(s.deadline());
+        sleep(Duration::from_millis(2)).await;
+        assert_eq!(poll_with(&mut short, &waker), Poll::Pending);
+        assert_eq!(count.wakes(), 0);
+    });
+}

@@ -50,6 +50,64 @@ fn sleep_first_polled_after_shutdown_panics() {
 }
 
 #[test]
+fn due_sleep_first_polled_after_shutdown_panics() {
+    let rt = time_support::runtime();
+    let (mut zero, mut past) = {
+        let _g = rt.enter();
+        let now = rt::time::Instant::now();
+        (
+            Box::pin(sleep(Duration::ZERO)),
+            Box::pin(rt::time::sleep_until(now - Duration::from_millis(1))),
+        )
+    };
+    drop(rt);
+    let (count, waker) = CountingWaker::new();
+    for s in [&mut zero, &mut past] {
+        let err = catch_unwind(AssertUnwindSafe(|| poll_with(s, &waker))).unwrap_err();
+        assert!(panic_message(err).contains("shut down"));
+    }
+    assert_eq!(count.wakes(), 0);
+}
+
+#[test]
+fn sleep_fired_before_shutdown_and_polled_after_panics() {
+    let rt = time_support::runtime();
+    let (count, waker) = CountingWaker::new();
+    let mut s = {
+        let _g = rt.enter();
+        Box::pin(sleep(Duration::from_millis(1)))
+    };
+    assert_eq!(poll_with(&mut s, &waker), Poll::Pending);
+    // The timer fires on the runtime's workers and wakes the waker.
+    while count.wakes() == 0 {
+        std::thread::yield_now();
+    }
+    drop(rt);
+    let err = catch_unwind(AssertUnwindSafe(|| poll_with(&mut s, &waker))).unwrap_err();
+    assert!(panic_message(err).contains("shut down"));
+}
+
+#[test]
+fn completed_sleep_polled_again_after_shutdown() {
+    let rt = time_support::runtime();
+    let mut s = {
+        let _g = rt.enter();
+        Box::pin(sleep(Duration::ZERO))
+    };
+    let (_c, waker) = CountingWaker::new();
+    assert_eq!(poll_with(&mut s, &waker), Poll::Ready(()));
+    drop(rt);
+    let again = catch_unwind(AssertUnwindSafe(|| poll_with(&mut s, &waker)));
+    if cfg!(feature = "tokio-face") {
+        // tokio's sleep panics at every poll after the shutdown.
+        assert!(panic_message(again.unwrap_err()).contains("shut down"));
+    } else {
+        // rt's keeps its result.
+        assert_eq!(again.unwrap(), Poll::Ready(()));
+    }
+}
+
+#[test]
 fn runtime_drop_with_sleeping_tasks_drops_them() {
     struct Count(Arc<AtomicUsize>);
     impl Drop for Count {

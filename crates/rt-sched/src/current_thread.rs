@@ -705,6 +705,47 @@ impl Handle {
     }
 }
 
+impl crate::metrics::LiveMetrics for Handle {
+    fn num_workers(&self) -> usize {
+        1
+    }
+
+    fn worker_value(&self, worker: usize, value: crate::metrics::WorkerValue) -> u64 {
+        use crate::metrics::WorkerValue as V;
+        assert_eq!(worker, 0, "a current-thread runtime has one worker");
+        let park_unparks = || self.shared.park_unparks.load(unmodelled::Ordering::Relaxed);
+        // As in `metrics`: what this scheduler does not count is 0.
+        match value {
+            V::Polls => self.polls(),
+            V::Parks => park_unparks().div_ceil(2),
+            V::Unparks => park_unparks() / 2,
+            V::ParkUnparks => park_unparks(),
+            V::BusyNanos => self.shared.busy_nanos.load(unmodelled::Ordering::Relaxed),
+            _ => 0,
+        }
+    }
+
+    fn runtime_value(&self, value: crate::metrics::RuntimeValue) -> u64 {
+        use crate::metrics::RuntimeValue as V;
+        match value {
+            V::AliveTasks => self.live_tasks() as u64,
+            V::SpawnedTasks => self.shared.spawned.load(unmodelled::Ordering::Relaxed),
+            V::GlobalQueueDepth => (self.shared.queue.len() + self.shared.bg_queue.len()) as u64,
+            V::Stalls => self.shared.stall.as_ref().map_or(0, Detector::stalls),
+            _ => 0,
+        }
+    }
+
+    fn histograms_enabled(&self) -> bool {
+        false
+    }
+
+    fn histogram_bucket(&self, worker: usize, _: crate::metrics::HistogramKind, _: usize) -> u64 {
+        assert_eq!(worker, 0, "a current-thread runtime has one worker");
+        0
+    }
+}
+
 impl rt_core::batch::Unpark for Shared {
     fn unpark(&self) {
         Shared::unpark(self);

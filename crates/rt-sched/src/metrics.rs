@@ -169,6 +169,29 @@ impl WorkerCounters {
         }
     }
 
+    /// One counter now (the same value [`snapshot`](Self::snapshot) would copy); `None` for
+    /// the values the scheduler keeps elsewhere (polls, queue depth, reactor counts).
+    fn read(&self, value: WorkerValue) -> Option<u64> {
+        let c = match value {
+            WorkerValue::LocalSchedules => {
+                return Some(self.local_schedules.load(Relaxed) + self.spawns.load(Relaxed))
+            }
+            WorkerValue::Steals => &self.steals,
+            WorkerValue::StealOperations => &self.steal_operations,
+            WorkerValue::Parks => &self.parks,
+            WorkerValue::Unparks => &self.unparks,
+            WorkerValue::ParkUnparks => &self.park_unparks,
+            WorkerValue::LifoHits => &self.lifo_hits,
+            WorkerValue::OsYields => &self.os_yields,
+            WorkerValue::BusyNanos => &self.busy_ns,
+            WorkerValue::Polls
+            | WorkerValue::LocalQueueDepth
+            | WorkerValue::ReactorTurns
+            | WorkerValue::ReactorEvents => return None,
+        };
+        Some(c.load(Relaxed))
+    }
+
     fn snapshot(&self) -> WorkerMetrics {
         WorkerMetrics {
             // `polls` is the worker's poll stamp's (`crate::stall::PollStamp::polls`): the
@@ -411,6 +434,42 @@ impl Counters {
         bump(&w.poll_time[bucket_of(ns)]);
     }
 
+    /// Worker `worker`'s counter `value` now, `None` for the values kept elsewhere (see
+    /// `WorkerCounters::read`).
+    pub(crate) fn read(&self, worker: usize, value: WorkerValue) -> Option<u64> {
+        self.workers[worker].read(value)
+    }
+
+    /// Tasks spawned so far, from the workers and from outside (as the snapshot sums them).
+    pub(crate) fn spawned_total(&self) -> u64 {
+        self.workers
+            .iter()
+            .map(|w| w.spawns.load(Relaxed))
+            .sum::<u64>()
+            + self.remote_spawns.load(Relaxed)
+    }
+
+    /// Tasks pushed into the injector so far.
+    pub(crate) fn injected_total(&self) -> u64 {
+        self.injected.load(Relaxed)
+    }
+
+    /// Bucket `bucket` of worker `worker`'s histogram `kind` now; 0 when histograms are off.
+    pub(crate) fn histogram_bucket(
+        &self,
+        worker: usize,
+        kind: HistogramKind,
+        bucket: usize,
+    ) -> u64 {
+        self.histograms.as_ref().map_or(0, |h| {
+            let w = &h.workers[worker];
+            match kind {
+                HistogramKind::PollTime => w.poll_time[bucket].load(Relaxed),
+                HistogramKind::ScheduleLatency => w.schedule_latency[bucket].load(Relaxed),
+            }
+        })
+    }
+
     /// A copy of every worker's counters (gauges and the IO fields are filled by the caller),
     /// with the runtime-wide counters.
     pub(crate) fn snapshot(&self) -> Metrics {
@@ -445,6 +504,86 @@ impl std::fmt::Debug for Counters {
             .field("histograms", &self.histograms.is_some())
             .finish_non_exhaustive()
     }
+}
+
+/// One per-worker value, read alone and live through [`LiveMetrics::worker_value`]: the field
+/// of [`WorkerMetrics`] of the same name (`BusyNanos` is [`WorkerMetrics::busy`] in
+/// nanoseconds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum WorkerValue {
+    /// [`WorkerMetrics::polls`].
+    Polls,
+    /// [`WorkerMetrics::local_schedules`].
+    LocalSchedules,
+    /// [`WorkerMetrics::steals`].
+    Steals,
+    /// [`WorkerMetrics::steal_operations`].
+    StealOperations,
+    /// [`WorkerMetrics::parks`].
+    Parks,
+    /// [`WorkerMetrics::unparks`].
+    Unparks,
+    /// [`WorkerMetrics::park_unparks`].
+    ParkUnparks,
+    /// [`WorkerMetrics::lifo_hits`].
+    LifoHits,
+    /// [`WorkerMetrics::os_yields`].
+    OsYields,
+    /// [`WorkerMetrics::busy`], in nanoseconds.
+    BusyNanos,
+    /// [`WorkerMetrics::local_queue_depth`].
+    LocalQueueDepth,
+    /// [`WorkerMetrics::reactor_turns`].
+    ReactorTurns,
+    /// [`WorkerMetrics::reactor_events`].
+    ReactorEvents,
+}
+
+/// One runtime-wide value of [`Metrics`], read alone and live through
+/// [`LiveMetrics::runtime_value`] (the blocking pool's are the facade's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RuntimeValue {
+    /// [`Metrics::num_alive_tasks`].
+    AliveTasks,
+    /// [`Metrics::spawned_tasks_count`].
+    SpawnedTasks,
+    /// [`Metrics::remote_schedule_count`].
+    RemoteSchedules,
+    /// [`Metrics::global_queue_depth`].
+    GlobalQueueDepth,
+    /// [`Metrics::stall_count`].
+    Stalls,
+}
+
+/// Which of a worker's two histograms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HistogramKind {
+    /// [`WorkerMetrics::poll_time_histogram`].
+    PollTime,
+    /// [`WorkerMetrics::schedule_latency_histogram`].
+    ScheduleLatency,
+}
+
+/// A scheduler's metrics read one value at a time, at the call: what the facade's
+/// `RuntimeMetrics` accessors read (each the counter or gauge it names, as tokio's do), where
+/// [`Metrics`] copies them all. Every value is the one a [`Metrics`] taken at that moment would
+/// hold.
+///
+/// The methods taking a `worker` expect `worker < num_workers()` (they panic otherwise; the
+/// facade checks first, to name the caller); `bucket < HISTOGRAM_BUCKETS` likewise.
+pub trait LiveMetrics {
+    /// Worker threads (1 for the current-thread scheduler).
+    fn num_workers(&self) -> usize;
+    /// Worker `worker`'s `value` now.
+    fn worker_value(&self, worker: usize, value: WorkerValue) -> u64;
+    /// The runtime-wide `value` now.
+    fn runtime_value(&self, value: RuntimeValue) -> u64;
+    /// Whether the histograms are recorded.
+    fn histograms_enabled(&self) -> bool;
+    /// Bucket `bucket` of worker `worker`'s histogram `kind` now (0 when they are off).
+    fn histogram_bucket(&self, worker: usize, kind: HistogramKind, bucket: usize) -> u64;
 }
 
 /// Counts per bucket of one histogram; bucket `b` covers [`histogram_bucket_range`]`(b)`:

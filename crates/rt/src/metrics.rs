@@ -85,15 +85,18 @@ pub use rt_sched::metrics::{
     HISTOGRAM_FIRST_BUCKET_NS,
 };
 
+use rt_sched::metrics::{HistogramKind, LiveMetrics, RuntimeValue, WorkerValue};
+
 /// The runtime's metrics, read live (tokio's `RuntimeMetrics`): a cheap handle to the runtime,
 /// returned by [`Handle::metrics`](crate::Handle::metrics) and
 /// [`Runtime::metrics`](crate::Runtime::metrics), whose accessors read the counters and gauges
 /// at each call, as tokio's do. Take it once and read it again after the work it measures.
 ///
-/// [`snapshot`](RuntimeMetrics::snapshot) copies every value at once, into a [`Metrics`] whose
-/// numbers stay fixed (several accessors read there agree with each other); each accessor here
-/// takes the part of such a copy it needs. Cloning the handle clones the runtime's `Handle`:
-/// it keeps the runtime's state alive, not its threads.
+/// Each accessor reads only the counter or gauge it names (a per-worker one reads that
+/// worker's; the blocking pool's take its lock). [`snapshot`](RuntimeMetrics::snapshot) copies
+/// every value at once, into a [`Metrics`] whose numbers stay fixed (several accessors read
+/// there agree with each other). Cloning the handle clones the runtime's `Handle`: it keeps the
+/// runtime's state alive, not its threads.
 #[derive(Clone)]
 pub struct RuntimeMetrics {
     handle: crate::Handle,
@@ -114,92 +117,205 @@ impl RuntimeMetrics {
 
     /// Every value now, at once: the scheduler's metrics joined with the blocking pool's.
     pub fn snapshot(&self) -> Metrics {
-        use crate::handle::Scheduler;
-        let inner = &self.handle.inner;
-        let mut m = match &inner.scheduler {
-            Scheduler::MultiThread(h) => h.metrics(),
-            Scheduler::CurrentThread(h) => h.metrics(),
-        };
-        let (threads, idle, queued) = inner.blocking.load();
+        let mut m = self.scheduler_snapshot();
+        let (threads, idle, queued) = self.handle.inner.blocking.load();
         m.set_blocking(threads, idle, queued);
         m
     }
+
+    /// The scheduler's part of [`snapshot`](RuntimeMetrics::snapshot).
+    fn scheduler_snapshot(&self) -> Metrics {
+        use crate::handle::Scheduler;
+        match &self.handle.inner.scheduler {
+            Scheduler::MultiThread(h) => h.metrics(),
+            Scheduler::CurrentThread(h) => h.metrics(),
+        }
+    }
+
+    /// The scheduler, to read one value from.
+    fn live(&self) -> &dyn LiveMetrics {
+        use crate::handle::Scheduler;
+        match &self.handle.inner.scheduler {
+            Scheduler::MultiThread(h) => h,
+            Scheduler::CurrentThread(h) => h,
+        }
+    }
+
+    /// `worker`, checked against the number of workers.
+    #[track_caller]
+    fn worker(&self, worker: usize) -> usize {
+        let n = self.num_workers();
+        assert!(
+            worker < n,
+            "worker index {worker} out of range: the runtime has {n} workers"
+        );
+        worker
+    }
+
+    /// Worker `worker`'s `value` now.
+    #[track_caller]
+    fn worker_value(&self, worker: usize, value: WorkerValue) -> u64 {
+        let worker = self.worker(worker);
+        self.live().worker_value(worker, value)
+    }
+
+    /// Worker `worker`'s histogram `kind`, bucket `bucket`, now.
+    #[track_caller]
+    fn bucket(&self, worker: usize, kind: HistogramKind, bucket: usize) -> u64 {
+        let worker = self.worker(worker);
+        assert!(
+            bucket < HISTOGRAM_BUCKETS,
+            "histogram bucket {bucket} out of range: there are {HISTOGRAM_BUCKETS}"
+        );
+        self.live().histogram_bucket(worker, kind, bucket)
+    }
+
+    /// The counters summed over all workers now (gauges and histograms summed too): reads
+    /// every worker's, as [`Metrics::total`] on a [`snapshot`](RuntimeMetrics::snapshot).
+    pub fn total(&self) -> WorkerMetrics {
+        self.scheduler_snapshot().total()
+    }
+
+    /// [`Metrics::stall_count`] now.
+    pub fn stall_count(&self) -> u64 {
+        self.live().runtime_value(RuntimeValue::Stalls)
+    }
+
+    /// [`Metrics::num_workers`].
+    pub fn num_workers(&self) -> usize {
+        self.live().num_workers()
+    }
+
+    /// [`Metrics::num_alive_tasks`] now.
+    pub fn num_alive_tasks(&self) -> usize {
+        self.live().runtime_value(RuntimeValue::AliveTasks) as usize
+    }
+
+    /// [`Metrics::spawned_tasks_count`] now.
+    pub fn spawned_tasks_count(&self) -> u64 {
+        self.live().runtime_value(RuntimeValue::SpawnedTasks)
+    }
+
+    /// [`Metrics::remote_schedule_count`] now.
+    pub fn remote_schedule_count(&self) -> u64 {
+        self.live().runtime_value(RuntimeValue::RemoteSchedules)
+    }
+
+    /// [`Metrics::global_queue_depth`] now.
+    pub fn global_queue_depth(&self) -> usize {
+        self.live().runtime_value(RuntimeValue::GlobalQueueDepth) as usize
+    }
+
+    /// [`Metrics::num_blocking_threads`] now.
+    pub fn num_blocking_threads(&self) -> usize {
+        self.handle.inner.blocking.load().0
+    }
+
+    /// [`Metrics::num_idle_blocking_threads`] now.
+    pub fn num_idle_blocking_threads(&self) -> usize {
+        self.handle.inner.blocking.load().1
+    }
+
+    /// [`Metrics::blocking_queue_depth`] now.
+    pub fn blocking_queue_depth(&self) -> usize {
+        self.handle.inner.blocking.load().2
+    }
+
+    /// [`Metrics::io_driver_ready_count`] now: every worker's reactor events.
+    pub fn io_driver_ready_count(&self) -> u64 {
+        let live = self.live();
+        (0..live.num_workers())
+            .map(|w| live.worker_value(w, WorkerValue::ReactorEvents))
+            .sum()
+    }
+
+    /// [`Metrics::worker_overflow_count`]: always 0 (local queues are unbounded).
+    #[track_caller]
+    pub fn worker_overflow_count(&self, worker: usize) -> u64 {
+        self.worker(worker);
+        0
+    }
+
+    /// [`Metrics::worker_total_busy_duration`] now.
+    #[track_caller]
+    pub fn worker_total_busy_duration(&self, worker: usize) -> std::time::Duration {
+        std::time::Duration::from_nanos(self.worker_value(worker, WorkerValue::BusyNanos))
+    }
+
+    /// [`Metrics::worker_local_queue_depth`] now.
+    #[track_caller]
+    pub fn worker_local_queue_depth(&self, worker: usize) -> usize {
+        self.worker_value(worker, WorkerValue::LocalQueueDepth) as usize
+    }
+
+    /// [`Metrics::poll_time_histogram_enabled`].
+    pub fn poll_time_histogram_enabled(&self) -> bool {
+        self.live().histograms_enabled()
+    }
+
+    /// [`Metrics::poll_time_histogram_num_buckets`].
+    pub fn poll_time_histogram_num_buckets(&self) -> usize {
+        HISTOGRAM_BUCKETS
+    }
+
+    /// [`Metrics::poll_time_histogram_bucket_range`].
+    pub fn poll_time_histogram_bucket_range(
+        &self,
+        bucket: usize,
+    ) -> std::ops::Range<std::time::Duration> {
+        histogram_bucket_range(bucket)
+    }
+
+    /// [`Metrics::poll_time_histogram_bucket_count`] now.
+    #[track_caller]
+    pub fn poll_time_histogram_bucket_count(&self, worker: usize, bucket: usize) -> u64 {
+        self.bucket(worker, HistogramKind::PollTime, bucket)
+    }
+
+    /// [`Metrics::schedule_latency_histogram_bucket_count`] now.
+    #[track_caller]
+    pub fn schedule_latency_histogram_bucket_count(&self, worker: usize, bucket: usize) -> u64 {
+        self.bucket(worker, HistogramKind::ScheduleLatency, bucket)
+    }
 }
 
-/// Each accessor reads the value now: [`Metrics`]' accessor of the same name on a
-/// [`snapshot`](RuntimeMetrics::snapshot) (which documents it).
-macro_rules! live_accessors {
-    ($($(#[$doc:meta])* $name:ident($($arg:ident: $ty:ty),*) -> $out:ty;)*) => {
+/// The per-worker counters: each accessor reads worker `worker`'s counter of its `WorkerValue`
+/// now, and panics (at the caller) when `worker >= num_workers()`.
+macro_rules! worker_counters {
+    ($($(#[$doc:meta])* $name:ident => $value:ident;)*) => {
         impl RuntimeMetrics {
             $(
                 $(#[$doc])*
-                pub fn $name(&self $(, $arg: $ty)*) -> $out {
-                    self.snapshot().$name($($arg),*)
+                #[track_caller]
+                pub fn $name(&self, worker: usize) -> u64 {
+                    self.worker_value(worker, WorkerValue::$value)
                 }
             )*
         }
     };
 }
 
-live_accessors! {
-    /// [`Metrics::total`] now.
-    total() -> WorkerMetrics;
-    /// [`Metrics::stall_count`] now.
-    stall_count() -> u64;
-    /// [`Metrics::num_workers`].
-    num_workers() -> usize;
-    /// [`Metrics::num_alive_tasks`] now.
-    num_alive_tasks() -> usize;
-    /// [`Metrics::spawned_tasks_count`] now.
-    spawned_tasks_count() -> u64;
-    /// [`Metrics::remote_schedule_count`] now.
-    remote_schedule_count() -> u64;
-    /// [`Metrics::global_queue_depth`] now.
-    global_queue_depth() -> usize;
-    /// [`Metrics::num_blocking_threads`] now.
-    num_blocking_threads() -> usize;
-    /// [`Metrics::num_idle_blocking_threads`] now.
-    num_idle_blocking_threads() -> usize;
-    /// [`Metrics::blocking_queue_depth`] now.
-    blocking_queue_depth() -> usize;
-    /// [`Metrics::io_driver_ready_count`] now.
-    io_driver_ready_count() -> u64;
+worker_counters! {
     /// [`Metrics::worker_poll_count`] now.
-    worker_poll_count(worker: usize) -> u64;
+    worker_poll_count => Polls;
     /// [`Metrics::worker_local_schedule_count`] now.
-    worker_local_schedule_count(worker: usize) -> u64;
+    worker_local_schedule_count => LocalSchedules;
     /// [`Metrics::worker_steal_count`] now.
-    worker_steal_count(worker: usize) -> u64;
+    worker_steal_count => Steals;
     /// [`Metrics::worker_steal_operations`] now.
-    worker_steal_operations(worker: usize) -> u64;
+    worker_steal_operations => StealOperations;
     /// [`Metrics::worker_park_count`] now.
-    worker_park_count(worker: usize) -> u64;
+    worker_park_count => Parks;
     /// [`Metrics::worker_unpark_count`] now.
-    worker_unpark_count(worker: usize) -> u64;
+    worker_unpark_count => Unparks;
     /// [`Metrics::worker_park_unpark_count`] now.
-    worker_park_unpark_count(worker: usize) -> u64;
-    /// [`Metrics::worker_total_busy_duration`] now.
-    worker_total_busy_duration(worker: usize) -> std::time::Duration;
-    /// [`Metrics::worker_local_queue_depth`] now.
-    worker_local_queue_depth(worker: usize) -> usize;
+    worker_park_unpark_count => ParkUnparks;
     /// [`Metrics::worker_lifo_hit_count`] now.
-    worker_lifo_hit_count(worker: usize) -> u64;
-    /// [`Metrics::worker_overflow_count`]: always 0.
-    worker_overflow_count(worker: usize) -> u64;
+    worker_lifo_hit_count => LifoHits;
     /// [`Metrics::worker_os_yield_count`] now.
-    worker_os_yield_count(worker: usize) -> u64;
+    worker_os_yield_count => OsYields;
     /// [`Metrics::worker_reactor_turn_count`] now.
-    worker_reactor_turn_count(worker: usize) -> u64;
+    worker_reactor_turn_count => ReactorTurns;
     /// [`Metrics::worker_reactor_event_count`] now.
-    worker_reactor_event_count(worker: usize) -> u64;
-    /// [`Metrics::poll_time_histogram_enabled`].
-    poll_time_histogram_enabled() -> bool;
-    /// [`Metrics::poll_time_histogram_num_buckets`].
-    poll_time_histogram_num_buckets() -> usize;
-    /// [`Metrics::poll_time_histogram_bucket_range`].
-    poll_time_histogram_bucket_range(bucket: usize) -> std::ops::Range<std::time::Duration>;
-    /// [`Metrics::poll_time_histogram_bucket_count`] now.
-    poll_time_histogram_bucket_count(worker: usize, bucket: usize) -> u64;
-    /// [`Metrics::schedule_latency_histogram_bucket_count`] now.
-    schedule_latency_histogram_bucket_count(worker: usize, bucket: usize) -> u64;
+    worker_reactor_event_count => ReactorEvents;
 }

@@ -182,7 +182,12 @@ fn disabled_drivers_and_missing_runtimes_panic_at_the_caller_with_tokios_words()
     let got = panic_of(|| {
         drop(rt::time::sleep(Duration::from_secs(1)));
     });
-    assert_eq!(got, (here, line, NO_RUNTIME.to_string()), "sleep");
+    assert_eq!(got, (here.clone(), line, NO_RUNTIME.to_string()), "sleep");
+    let line = line!() + 2;
+    let got = panic_of(|| {
+        drop(rt::process::Command::new("true").spawn());
+    });
+    assert_eq!(got, (here, line, NO_RUNTIME.to_string()), "process");
 }
 
 #[test]

@@ -53,7 +53,9 @@
 //! Shutdown. [`TimeDriver::shutdown`] fires every pending timer with the shutdown mark and refuses
 //! new ones. As in tokio, a sleep that is polled after its driver shut down panics with
 //! [`SHUTDOWN_PANIC`]: a runtime being torn down should not run timed logic as though time had
-//! passed.
+//! passed. That holds for a sleep whose deadline had passed too (first polled after the
+//! shutdown, or fired before it and polled after): the poll that would complete it reads the
+//! shutdown flag (`TimeHandle::is_shut_down`, one load, on that path only).
 //!
 //! [`Sleep`]: super::Sleep
 
@@ -121,6 +123,9 @@ struct Timers {
     timerfd: Option<TimerFd>,
     /// Whether the timerfd wakes the reactor. Cleared (under the lock) if arming it ever fails.
     use_timerfd: AtomicBool,
+    /// Set once, under the lock, by [`TimeDriver::shutdown`]: inserts (under the lock) are
+    /// refused from then on, and a sleep about to complete reads it without the lock.
+    shutdown: AtomicBool,
     /// Wakes shard 0's `poll` (fallback mode only).
     unpark: std::sync::Arc<dyn Fn() + Send + Sync>,
     /// "Now" for every timer of this reactor: std's clock, or the paused one
@@ -170,7 +175,6 @@ struct Locked {
     armed: Option<u64>,
     /// The timerfd expired (or is about to) and its expiration has not been read yet.
     unread: bool,
-    shutdown: bool,
     /// How much earlier than a deadline the timerfd is set to expire: the recent wake-up
     /// latency (an average of how late the reactor got to run after the timerfd expired), at
     /// most [`MAX_LEAD`]. See "Latency compensation" in the module docs.
@@ -226,11 +230,11 @@ impl TimeDriver {
                             wheel: Wheel::new(),
                             armed: None,
                             unread: false,
-                            shutdown: false,
                             lead: Duration::ZERO,
                             expires: None,
                         }),
                         use_timerfd: AtomicBool::new(timerfd.is_some()),
+                        shutdown: AtomicBool::new(false),
                         timerfd,
                         unpark,
                         clock: Clock::new(),
@@ -412,7 +416,7 @@ impl TimeDriver {
         let mut all = Vec::new();
         {
             let mut locked = self.handle.inner.lock();
-            locked.shutdown = true;
+            self.handle.inner.shutdown.store(true, Ordering::Release);
             locked.wheel.drain(|entry| all.push(entry));
         }
         // Staging rule 3: nothing is staged from here on, and what was staged fires too.
@@ -448,6 +452,12 @@ impl TimeHandle {
                 timers: self.inner.timers.clone(),
             }),
         }
+    }
+
+    /// Whether the driver has shut down ([`TimeDriver::shutdown`]): a sleep polled now panics
+    /// with [`SHUTDOWN_PANIC`] rather than complete.
+    pub(crate) fn is_shut_down(&self) -> bool {
+        self.inner.shutdown.load(Ordering::Acquire)
     }
 
     /// The clock of these timers.
@@ -620,7 +630,8 @@ impl Timers {
         deadline: Instant,
         entry: Arc<Entry>,
     ) -> (Insert, bool) {
-        if locked.shutdown {
+        if self.shutdown.load(Ordering::Relaxed) {
+            // Relaxed: set under the lock we hold.
             return (Insert::Shutdown, false);
         }
         let when = self.tick_ceil(deadline);
@@ -712,9 +723,9 @@ impl fmt::Debug for TimeHandle {
         if let Ok(locked) = inner.locked.try_lock() {
             d.field("timers", &locked.wheel.len())
                 .field("elapsed_ticks", &locked.wheel.elapsed())
-                .field("armed_tick", &locked.armed)
-                .field("shutdown", &locked.shutdown);
+                .field("armed_tick", &locked.armed);
         }
+        d.field("shutdown", &inner.shutdown.load(Ordering::Relaxed));
         d.finish_non_exhaustive()
     }
 }

@@ -7,12 +7,15 @@ use std::task::{ready, Context, Poll};
 use std::time::Duration;
 
 use super::driver::TimeHandle;
-use super::sleep::{far_future, Sleep};
+use super::sleep::{far_future, safe_delay, Sleep};
 use super::Instant;
 
 use crate::tuning::MISSED_AFTER;
 
 /// An interval whose first tick completes at once, and then every `period`.
+///
+/// A `period` beyond about 30 years (`Duration::MAX`, say) is taken as 30 years, as tokio
+/// does: the ticks after the first never come, and [`Interval::period`] returns the 30 years.
 ///
 /// # Panics
 ///
@@ -24,7 +27,8 @@ pub fn interval(period: Duration) -> Interval {
     interval_in(handle, now, period)
 }
 
-/// An interval whose first tick completes at `start`, and then every `period`.
+/// An interval whose first tick completes at `start`, and then every `period` (at most about
+/// 30 years, as for [`interval`]).
 ///
 /// # Panics
 ///
@@ -39,7 +43,7 @@ fn interval_in(handle: TimeHandle, start: Instant, period: Duration) -> Interval
     assert!(period > Duration::ZERO, "`period` must be non-zero.");
     Interval {
         delay: Sleep::new_in(handle, start),
-        period,
+        period: safe_delay(period),
         missed_tick_behavior: MissedTickBehavior::default(),
     }
 }
@@ -142,9 +146,10 @@ impl Interval {
         self.reset_at(self.now());
     }
 
-    /// Restarts the schedule: the next tick is `after` from now, then every period.
+    /// Restarts the schedule: the next tick is `after` from now, then every period. An `after`
+    /// beyond about 30 years (`Duration::MAX`) is taken as 30 years: that tick never comes.
     pub fn reset_after(&mut self, after: Duration) {
-        self.reset_at(self.now() + after);
+        self.reset_at(self.now() + safe_delay(after));
     }
 
     /// Now, on the clock of this interval's runtime.

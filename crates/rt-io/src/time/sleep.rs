@@ -37,10 +37,7 @@ use super::wheel::Key;
 /// Cancel safe: dropping a `Sleep` just cancels the timer.
 pub fn sleep(duration: Duration) -> Sleep {
     let handle = TimeHandle::current();
-    let now = Instant::from_std(handle.now());
-    let deadline = now
-        .checked_add(duration)
-        .unwrap_or_else(|| now + FAR_FUTURE);
+    let deadline = Instant::from_std(handle.now()) + safe_delay(duration);
     Sleep::new_in(handle, deadline)
 }
 
@@ -67,6 +64,12 @@ pub(crate) fn far_future(handle: &TimeHandle) -> Instant {
     Instant::from_std(handle.now()) + FAR_FUTURE
 }
 
+/// `duration`, at most [`FAR_FUTURE`] (tokio's `safe_delay`): a delay that can be added to now
+/// without overflowing `Instant` (`Duration::MAX` means "never").
+pub(crate) fn safe_delay(duration: Duration) -> Duration {
+    duration.min(FAR_FUTURE)
+}
+
 /// Future returned by [`sleep`] and [`sleep_until`].
 ///
 /// The timer is registered with the runtime's time driver when the sleep is first polled, and
@@ -80,7 +83,12 @@ pub(crate) fn far_future(handle: &TimeHandle) -> Instant {
 ///
 /// # Panics
 ///
-/// Polling a sleep whose runtime has shut down panics (as tokio's does).
+/// Polling a sleep after its runtime has shut down panics (as tokio's does), unless the sleep
+/// had already completed: whether it was waiting, never polled, or due (its deadline passed,
+/// or its timer fired before the shutdown), a poll must not report time as having passed in a
+/// runtime being torn down. The message opens with tokio's words ("A Tokio 1.x context was
+/// found, but it is being shutdown."). Under the `tokio-face` feature a completed sleep polled
+/// again after the shutdown panics too, as tokio's does; rt's own returns `Ready` again.
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct Sleep {
     deadline: Instant,
@@ -216,11 +224,18 @@ impl Sleep {
 
     fn poll_elapsed(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         let fired = match &self.state {
-            State::Elapsed => return Poll::Ready(()),
+            State::Elapsed => {
+                // tokio's sleep panics at every poll after the shutdown, a completed one's too.
+                #[cfg(feature = "tokio-face")]
+                self.panic_if_shut_down();
+                return Poll::Ready(());
+            }
             State::Idle => {
                 let now = far_lower_bound(&self.handle, self.deadline)
                     .unwrap_or_else(|| self_now(&self.handle));
                 if now >= self.deadline {
+                    // Due without a registration: the shutdown is not reported by the driver.
+                    self.panic_if_shut_down();
                     self.state = State::Elapsed;
                     return Poll::Ready(());
                 }
@@ -247,6 +262,8 @@ impl Sleep {
         match fired {
             Fired::No => Poll::Pending,
             Fired::Elapsed => {
+                // Fired before the shutdown, polled after it.
+                self.panic_if_shut_down();
                 // Fired: the wheel no longer holds the entry, so it needs no removal.
                 match std::mem::replace(&mut self.state, State::Elapsed) {
                     State::Registered { entry, .. } | State::Staged { entry, .. } => recycle(entry),
@@ -256,6 +273,14 @@ impl Sleep {
                 Poll::Ready(())
             }
             Fired::Shutdown => panic!("{SHUTDOWN_PANIC}"),
+        }
+    }
+
+    /// A sleep about to complete after its runtime shut down panics instead, as tokio's (see
+    /// the type's docs).
+    fn panic_if_shut_down(&self) {
+        if self.handle.is_shut_down() {
+            panic!("{SHUTDOWN_PANIC}");
         }
     }
 }

@@ -73,7 +73,10 @@
 //! and the receiver, finding the ring empty with `RX_CLOSED` set, ends once every slot permit
 //! is back (`Shared::ring_done`: the semaphore holds all `bound` permits, so no permit is out
 //! and nothing is queued; the semaphore is closed, so none can be taken again). A permit given
-//! back unused wakes the receiver if it is parked, since it may be the last one out. The last
+//! back unused (or a slot a failed or cancelled `reserve` held) wakes the receiver if it is
+//! parked and that slot was the last one out, as tokio wakes a closed receiver only once the
+//! channel is idle: the check runs after the wake's fence (`Ring::wake_receiver_if`), so it
+//! sees the close and every slot given back before the receiver's last look. The last
 //! strong sender going still closes the ring (`Ring::close`). Modelled in
 //! `loom-tests/tests/mpsc_ring.rs`.
 //!
@@ -432,12 +435,13 @@ impl<T> Shared<T> {
     }
 
     /// A permit went unused: its slot goes back (rule 2 on the locked queue). On the ring, a
-    /// receiver that closed may be waiting for the last permit out: it is woken.
+    /// receiver that closed may be waiting for the last permit out: it is woken if this was
+    /// the last one.
     fn drop_permit(&self) {
         match &self.queue {
             Queue::Ring(ring) => {
                 self.release_slots(1);
-                ring.wake_receiver();
+                ring.wake_receiver_if(|| self.ring_done());
             }
             Queue::Locked(_) => {
                 self.end_send();
@@ -448,10 +452,11 @@ impl<T> Shared<T> {
 
     /// A `reserve` that waited for slots ended without a permit (it failed on the closed
     /// channel, or was cancelled): any slot the semaphore had assigned it is back now, which
-    /// may be the last one a closed ring's receiver waits for (`ring_done`), so it is woken.
+    /// may be the last one a closed ring's receiver waits for (`ring_done`), so it is woken if
+    /// it was.
     fn slot_wait_abandoned(&self) {
-        if let (Queue::Ring(ring), true) = (&self.queue, self.is_closed()) {
-            ring.wake_receiver();
+        if let Queue::Ring(ring) = &self.queue {
+            ring.wake_receiver_if(|| self.ring_done());
         }
     }
 

@@ -50,8 +50,9 @@
 //!    senders count's read-modify-writes order every push before it. So a receiver that sees
 //!    `closed` (acquire) and then finds the slot at `head` empty has received everything: no
 //!    half-written slot is left. After `Receiver::close` the ring is not closed; the receiver
-//!    ends once every slot permit is back (`done`, `mod.rs`), and a permit given back unused
-//!    unparks it.
+//!    ends once every slot permit is back (`done`, `mod.rs`), and the permit given back unused
+//!    that makes it so unparks it (`wake_receiver_if`: the condition is read after the fence,
+//!    so of the permits given back concurrently the last one, which sees them all, wakes it).
 
 use std::mem::MaybeUninit;
 use std::task::{Context, Poll, Waker};
@@ -131,8 +132,17 @@ impl<T> Ring<T> {
     /// receiver if it is parked. One compare-and-swap elects the waker; nothing is written
     /// while the receiver is not parked.
     fn unpark(&self) {
+        self.unpark_if(|| true);
+    }
+
+    /// [`unpark`](Self::unpark) only if `wanted()`, asked after the fence and only once the
+    /// receiver is seen parked: the fence pairs with the receiver's, so `wanted` reads what
+    /// was written before the receiver parked, and a wake that `wanted` declines is one the
+    /// receiver's own look after parking does not need.
+    fn unpark_if(&self, wanted: impl FnOnce() -> bool) {
         fence(Ordering::SeqCst);
         if self.rx.state.load(Ordering::Relaxed) == PARKED
+            && wanted()
             && self
                 .rx
                 .state
@@ -251,10 +261,10 @@ impl<T> Ring<T> {
         self.unpark();
     }
 
-    /// Wakes the receiver if it waits (a permit given back unused: it may be the last one a
-    /// closed receiver waits for).
-    pub(super) fn wake_receiver(&self) {
-        self.unpark();
+    /// Wakes the receiver if it waits and `wanted()` (a permit given back unused: the last
+    /// one out, which a closed receiver waits for; rule 4). See `unpark_if`.
+    pub(super) fn wake_receiver_if(&self, wanted: impl FnOnce() -> bool) {
+        self.unpark_if(wanted);
     }
 
     /// The receiver is gone: its waker need not be kept (it may keep its task's memory alive).

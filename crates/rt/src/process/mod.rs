@@ -6,6 +6,11 @@
 //! standard streams, when piped, are non-blocking pipe ends registered with the reactor
 //! (`pipe.rs`).
 //!
+//! The pidfd is registered with the spawning runtime's reactor. A wait that finds that reactor
+//! shut down (the runtime was dropped) registers a copy with the reactor of the runtime it runs
+//! on and goes on waiting there, as tokio's pidfd reaper does; so a child may be spawned on one
+//! runtime and waited on from another.
+//!
 //! Spawning (fork/exec) is synchronous, as in tokio: it is quick and does not wait on the child.
 //!
 //! A `Child` dropped before it was reaped (and killed first with [`Command::kill_on_drop`]) is
@@ -206,12 +211,22 @@ impl Command {
 
     /// Starts the child. Its piped streams become rt streams in [`Child`]'s fields.
     ///
+    /// The child belongs to no runtime: [`Child::wait`] may be awaited on another runtime than
+    /// the one it was spawned on, even after that one was dropped (its exit is then watched
+    /// from the runtime of the wait). Its pipes stay on the runtime of the spawn.
+    ///
     /// # Panics
-    /// Outside an rt runtime (the pidfd and pipes register with its reactor).
+    /// Outside an rt runtime (the pidfd and pipes register with its reactor), before the fork,
+    /// so no child is left running unwatched. rt's message says where to call it from; under
+    /// the `tokio-face` feature it is tokio's ("there is no reactor running, must be called
+    /// from the context of a Tokio 1.x runtime"; tokio panics after the fork).
     #[track_caller]
     pub fn spawn(&mut self) -> io::Result<Child> {
         // Checked before the fork: a child must never be left running unwatched.
         if rt_io::Handle::try_current().is_none() {
+            #[cfg(feature = "tokio-face")]
+            panic!("{}", rt_core::messages::NO_RUNTIME);
+            #[cfg(not(feature = "tokio-face"))]
             panic!(
                 "rt::process::Command::spawn called outside of an rt runtime: call it from a \
                  task, inside Runtime::block_on or #[rt::main] (the child's pidfd and pipes \
@@ -375,6 +390,12 @@ impl Child {
     /// Waits for the child to exit and reaps it. Closes the child's stdin first (if piped and
     /// still here), so a child reading it sees end-of-file.
     ///
+    /// The wait may run on another runtime than the spawn's: while the spawn's runtime runs, its
+    /// reactor watches the child; once that runtime has shut down, the child is watched from
+    /// the runtime of the wait, as tokio's. Polled outside any runtime after the spawn's one
+    /// shut down, it returns that runtime's shutdown error
+    /// ([`is_rt_shutdown_err`](crate::runtime::is_rt_shutdown_err)).
+    ///
     /// # Cancel safety
     /// Cancel safe: call it again to go on waiting.
     pub async fn wait(&mut self) -> io::Result<ExitStatus> {
@@ -384,7 +405,14 @@ impl Child {
                 reap_orphans();
                 return Ok(s);
             }
-            let mut guard = self.pidfd.readable().await?;
+            let mut guard = match self.pidfd.readable().await {
+                Ok(guard) => guard,
+                Err(e) if rt_io::is_rt_shutdown_err(&e) => {
+                    self.watch_from_current(e)?;
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
             let exited = self.std.as_mut().map_or(Ok(None), |c| c.try_wait())?;
             match exited {
                 Some(s) => {
@@ -396,19 +424,32 @@ impl Child {
         }
     }
 
-    /// Sends SIGKILL without waiting. An error if the child was already reaped.
+    /// The reactor watching the pidfd has shut down (`stopped`, its error): registers a copy
+    /// of the pidfd with the current runtime's reactor instead, or returns `stopped` outside
+    /// any runtime.
+    fn watch_from_current(&mut self, stopped: io::Error) -> io::Result<()> {
+        if rt_io::Handle::try_current().is_none() {
+            return Err(stopped);
+        }
+        let fd = self.pidfd.get_ref().try_clone()?;
+        // The old registration (on the stopped reactor) goes with its fd.
+        self.pidfd = AsyncFd::with_interest(fd, Interest::READABLE)?;
+        Ok(())
+    }
+
+    /// Sends SIGKILL without waiting. Once the child has exited and been reaped (by
+    /// [`wait`](Child::wait) or [`try_wait`](Child::try_wait)) there is nothing to kill, and
+    /// it returns `Ok(())`, as tokio's does.
     pub fn start_kill(&mut self) -> io::Result<()> {
         match &mut self.std {
             // Not reaped, so the pid is still this child's.
             Some(c) => c.kill(),
-            None => Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "invalid argument: can't kill an exited process",
-            )),
+            None => Ok(()),
         }
     }
 
-    /// Sends SIGKILL and waits for the child to exit.
+    /// Sends SIGKILL and waits for the child to exit (`Ok(())` at once if it already has been
+    /// reaped).
     pub async fn kill(&mut self) -> io::Result<()> {
         self.start_kill()?;
         self.wait().await.map(drop)
