@@ -335,6 +335,36 @@ impl Drop for RestoreOnPending {
     }
 }
 
+/// Makes `fut` spend one unit of the cooperative budget each time it completes, and return
+/// `Pending` (after waking the task) instead of being polled when the budget is spent: each poll
+/// checks the budget first, and the unit is kept only when `fut` completes. tokio's
+/// `task::coop::cooperative`, and how rt's own futures that wait in several steps (a `watch`
+/// receiver's `wait_for`, a sender's `closed`) spend one unit as a whole.
+pub fn cooperative<F: Future>(fut: F) -> Coop<F> {
+    Coop { fut }
+}
+
+/// The future [`cooperative`] returns.
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+#[derive(Debug)]
+pub struct Coop<F> {
+    fut: F,
+}
+
+impl<F: Future> Future for Coop<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let coop = std::task::ready!(poll_proceed(cx));
+        // SAFETY: `fut` is structurally pinned: it is never moved out of `self`, and `Coop` has
+        // no `Drop` impl and no `Unpin` impl of its own.
+        let fut = unsafe { self.map_unchecked_mut(|me| &mut me.fut) };
+        let out = std::task::ready!(fut.poll(cx));
+        coop.made_progress();
+        Poll::Ready(out)
+    }
+}
+
 /// Spends one unit of budget, yielding to the scheduler if it is exhausted.
 ///
 /// A task that loops on work that never waits calls this so it still lets others run. In a

@@ -36,6 +36,11 @@
 //! 6. **Cancel.** Dropping a granted `Lock` unlocks (rule 4 passes the lock on). Dropping a queued
 //!    one unlinks it under the list's lock; if it had been woken (rule 4, "wake") and the lock is
 //!    free, it wakes the new head, so the wake-up it consumed is not lost.
+//! 7. **Budget.** The cooperative budget is checked once the lock is taken, not before (tokio's
+//!    order), so a task out of budget still queues in its turn (rule 2). A lock taken while the
+//!    budget is spent is kept: the `Lock` marks its own node, linked nowhere, `granted`, and
+//!    returns `Pending` after waking its task; its next poll returns the lock (rule 5), and
+//!    dropping it first passes the lock on (rule 6).
 //!
 //! Invariants, each changed only under the list's lock:
 //! - I1. `WAITERS` is set if and only if the list is non-empty.
@@ -688,18 +693,25 @@ impl Future for Lock<'_> {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let coop = ready!(coop::poll_proceed(cx));
         // SAFETY: nothing is moved out of `this`; the node stays where it was pinned.
         let this = unsafe { self.get_unchecked_mut() };
-        let res = if this.queued {
+        ready!(if this.queued {
             this.poll_queued(cx)
         } else {
             this.poll_fresh(cx)
-        };
-        if res.is_ready() {
-            coop.made_progress();
+        });
+        // Rule 7: the lock is ours, and the node linked nowhere.
+        match coop::poll_proceed(cx) {
+            Poll::Ready(coop) => {
+                coop.made_progress();
+                Poll::Ready(())
+            }
+            Poll::Pending => {
+                this.node.value().granted.store(true, Ordering::Relaxed);
+                this.queued = true;
+                Poll::Pending
+            }
         }
-        res
     }
 }
 

@@ -19,6 +19,11 @@
 //!   had been assigned to it, through the same hand-off, so no permit is lost.
 //! - **Close.** Sets `CLOSED`, then unlinks and wakes every waiter; a woken waiter that finds
 //!   `CLOSED` returns its partial assignment and fails with [`AcquireError`].
+//! - **Budget.** The cooperative budget is checked once the permits are taken, not before
+//!   (tokio's order), so a task out of budget still queues in its turn. Permits taken while the
+//!   budget is spent are kept: the `Acquire` marks its own node, linked nowhere, as owed
+//!   nothing (`needed` 0, queued), and returns `Pending` after waking its task; its next poll
+//!   returns them, and dropping it first releases them (cancel).
 //!
 //! Invariants, each changed only under the lock:
 //! 1. `WAITERS` is set if and only if the list is non-empty.
@@ -615,18 +620,25 @@ impl Future for Acquire<'_> {
     type Output = Result<(), AcquireError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let coop = ready!(coop::poll_proceed(cx));
         // SAFETY: nothing is moved out of `this`; the node stays where it was pinned.
         let this = unsafe { self.get_unchecked_mut() };
-        let res = if this.queued {
+        ready!(if this.queued {
             this.poll_queued(cx)
         } else {
             this.poll_fresh(cx)
-        };
-        if res.is_ready() {
-            coop.made_progress();
+        })?;
+        // The budget (module docs): the permits are ours, and the node linked nowhere.
+        match coop::poll_proceed(cx) {
+            Poll::Ready(coop) => {
+                coop.made_progress();
+                Poll::Ready(Ok(()))
+            }
+            Poll::Pending => {
+                this.node.value().needed.store(0, Ordering::Relaxed);
+                this.queued = true;
+                Poll::Pending
+            }
         }
-        res
     }
 }
 
