@@ -340,6 +340,22 @@ impl Drop for RestoreOnPending {
 /// checks the budget first, and the unit is kept only when `fut` completes. tokio's
 /// `task::coop::cooperative`, and how rt's own futures that wait in several steps (a `watch`
 /// receiver's `wait_for`, a sender's `closed`) spend one unit as a whole.
+///
+/// ```
+/// use std::future::Future;
+/// use std::pin::pin;
+/// use std::task::{Context, Waker};
+/// use rt_core::coop;
+///
+/// let mut cx = Context::from_waker(Waker::noop());
+/// // Always ready, yet inside a budgeted poll only `BUDGET` of them complete.
+/// let ready = coop::budget(|| {
+///     (0..300)
+///         .filter(|_| pin!(coop::cooperative(std::future::ready(()))).poll(&mut cx).is_ready())
+///         .count()
+/// });
+/// assert_eq!(ready, usize::from(coop::BUDGET));
+/// ```
 pub fn cooperative<F: Future>(fut: F) -> Coop<F> {
     Coop { fut }
 }
