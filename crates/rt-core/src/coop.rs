@@ -281,25 +281,33 @@ fn slice_has_budget() -> bool {
 /// called: an operation that ends up waiting anyway should not be charged.
 #[inline]
 pub fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
-    let r = CURRENT_BUDGET.try_with(|c| match c.get() {
-        None => Poll::Ready(RestoreOnPending::new(Cell::new(None))),
-        // A background poll's slice spends its own unit; a unit spent on an operation that
-        // ends up waiting is not given back (the slice's count is only its own yield point).
-        Some(0) if slice_proceeds(true) => Poll::Ready(RestoreOnPending::new(Cell::new(None))),
-        Some(0) => Poll::Pending,
-        Some(n) => {
-            c.set(Some(n - 1));
-            Poll::Ready(RestoreOnPending::new(Cell::new(Some(n))))
-        }
-    });
-    match r {
-        Ok(Poll::Pending) => {
+    match try_proceed() {
+        Some(unit) => Poll::Ready(unit),
+        None => {
             cx.waker().wake_by_ref();
             Poll::Pending
         }
-        Ok(ready) => ready,
-        Err(_) => Poll::Ready(RestoreOnPending::new(Cell::new(None))),
     }
+}
+
+/// [`poll_proceed`] without the wake: spends one unit of budget, or returns `None`, waking
+/// nothing, when none is left. For an operation that decides itself what to do with a spent
+/// budget: rt-sync's `Mutex` and `Semaphore` waiters then still queue behind a held lock, and
+/// are woken in their turn, where `poll_proceed` would have them wake themselves.
+#[inline]
+pub fn try_proceed() -> Option<RestoreOnPending> {
+    let r = CURRENT_BUDGET.try_with(|c| match c.get() {
+        None => Some(RestoreOnPending::new(Cell::new(None))),
+        // A background poll's slice spends its own unit; a unit spent on an operation that
+        // ends up waiting is not given back (the slice's count is only its own yield point).
+        Some(0) if slice_proceeds(true) => Some(RestoreOnPending::new(Cell::new(None))),
+        Some(0) => None,
+        Some(n) => {
+            c.set(Some(n - 1));
+            Some(RestoreOnPending::new(Cell::new(Some(n))))
+        }
+    });
+    r.unwrap_or_else(|_| Some(RestoreOnPending::new(Cell::new(None))))
 }
 
 /// Gives a budget unit back when dropped, unless the operation made progress.

@@ -19,11 +19,12 @@
 //!   had been assigned to it, through the same hand-off, so no permit is lost.
 //! - **Close.** Sets `CLOSED`, then unlinks and wakes every waiter; a woken waiter that finds
 //!   `CLOSED` returns its partial assignment and fails with [`AcquireError`].
-//! - **Budget.** The cooperative budget is checked once the permits are taken, not before
-//!   (tokio's order), so a task out of budget still queues in its turn. Permits taken while the
-//!   budget is spent are kept: the `Acquire` marks its own node, linked nowhere, as owed
-//!   nothing (`needed` 0, queued), and returns `Pending` after waking its task; its next poll
-//!   returns them, and dropping it first releases them (cancel).
+//! - **Budget.** A poll whose cooperative budget is spent takes no permits: it wakes its task
+//!   and returns `Pending` (a yield), a queued waiter keeping its place. But a fresh `Acquire`
+//!   that would have to wait queues as above, without waking its task, so a task out of budget
+//!   still waits in its turn and is served by a release (tokio checks the budget only after
+//!   queueing). tokio also takes permits that are there out of budget and holds them across
+//!   the yield; rt leaves them, so other tasks do not queue behind a holder that is not running.
 //!
 //! Invariants, each changed only under the lock:
 //! 1. `WAITERS` is set if and only if the list is non-empty.
@@ -51,7 +52,7 @@ use std::pin::Pin;
 use std::ptr::NonNull;
 // A user-owned `Arc` receiver must be std's: see `rt_core::sync::StdArc`.
 use rt_core::sync::StdArc as Arc;
-use std::task::{ready, Context, Poll, Waker};
+use std::task::{Context, Poll, Waker};
 
 /// The semaphore is closed: no permit will be handed out any more.
 const CLOSED: usize = 0b01;
@@ -537,12 +538,23 @@ pub(crate) struct Acquire<'a> {
 
 impl Acquire<'_> {
     fn poll_fresh(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), AcquireError>> {
-        let n = self.permits;
-        match self.sem.try_acquire_raw(n) {
+        match self.sem.try_acquire_raw(self.permits) {
             Ok(()) => return Poll::Ready(Ok(())),
             Err(TryAcquireError::Closed) => return Poll::Ready(Err(AcquireError(()))),
             Err(TryAcquireError::NoPermits) => {}
         }
+        self.take_or_queue(cx, true)
+    }
+
+    /// Takes the permits or queues (module docs, "Acquire"); with `take` false (the budget)
+    /// permits enough to complete are not taken: the task is woken to run again (a yield) and
+    /// `Pending` returned.
+    fn take_or_queue(
+        &mut self,
+        cx: &mut Context<'_>,
+        take: bool,
+    ) -> Poll<Result<(), AcquireError>> {
+        let n = self.permits;
         let mut list = self.sem.lock();
         let mut curr = self.sem.state.load(Ordering::Acquire);
         let needed = loop {
@@ -551,6 +563,11 @@ impl Acquire<'_> {
             }
             let avail = curr >> SHIFT;
             let (new, needed) = if curr & WAITERS == 0 && avail >= n {
+                if !take {
+                    drop(list);
+                    cx.waker().wake_by_ref();
+                    return Poll::Pending;
+                }
                 (curr - (n << SHIFT), 0)
             } else {
                 // Partial assignment: with `WAITERS` set `avail` is 0 (invariant 2).
@@ -622,23 +639,24 @@ impl Future for Acquire<'_> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         // SAFETY: nothing is moved out of `this`; the node stays where it was pinned.
         let this = unsafe { self.get_unchecked_mut() };
-        ready!(if this.queued {
+        let Some(coop) = coop::try_proceed() else {
+            // The budget (module docs): a queued waiter keeps its place and yields; a fresh one
+            // queues if it must wait anyway, else yields without taking the permits.
+            if this.queued {
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+            return this.take_or_queue(cx, false);
+        };
+        let res = if this.queued {
             this.poll_queued(cx)
         } else {
             this.poll_fresh(cx)
-        })?;
-        // The budget (module docs): the permits are ours, and the node linked nowhere.
-        match coop::poll_proceed(cx) {
-            Poll::Ready(coop) => {
-                coop.made_progress();
-                Poll::Ready(Ok(()))
-            }
-            Poll::Pending => {
-                this.node.value().needed.store(0, Ordering::Relaxed);
-                this.queued = true;
-                Poll::Pending
-            }
+        };
+        if res.is_ready() {
+            coop.made_progress();
         }
+        res
     }
 }
 

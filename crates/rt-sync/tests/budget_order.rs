@@ -1,6 +1,7 @@
 //! Where rt-sync's waits spend the cooperative budget, as tokio's do: `watch`'s `wait_for` and
-//! `closed` spend it (a loop of them yields), and a `Mutex` or `Semaphore` waiter checks it only
-//! once the lock or the permits are taken, so a task out of budget still queues in its turn.
+//! `closed` spend it (a loop of them yields), and a `Mutex` or `Semaphore` waiter out of budget
+//! still queues in its turn when it must wait anyway, rather than waking itself; with the lock
+//! or permits there it yields without taking them.
 
 mod channel_util;
 
@@ -109,7 +110,7 @@ fn a_lock_waiter_out_of_budget_queues_in_its_turn() {
 }
 
 #[test]
-fn a_lock_taken_with_the_budget_spent_is_held_until_the_next_poll() {
+fn out_of_budget_a_free_lock_is_left_free_and_the_task_yields() {
     let m = Mutex::new(5);
     let w = CountWaker::new();
     coop::budget(|| {
@@ -117,25 +118,29 @@ fn a_lock_taken_with_the_budget_spent_is_held_until_the_next_poll() {
         let mut l = pin!(m.lock());
         assert!(poll_with(l.as_mut(), &w).is_pending());
         assert_eq!(w.count(), 1, "the spent budget wakes the task");
-        assert!(m.try_lock().is_err(), "the pending lock holds the mutex");
+        assert!(m.try_lock().is_ok(), "the lock was not taken");
         let r = coop::budget(|| poll_with(l.as_mut(), &w).map(|g| *g));
         assert_eq!(r, Poll::Ready(5));
     });
-    assert!(m.try_lock().is_ok());
 }
 
 #[test]
-fn dropping_a_lock_taken_with_the_budget_spent_passes_it_on() {
+fn a_queued_lock_waiter_out_of_budget_keeps_its_place() {
     let m = Mutex::new(());
-    let w = CountWaker::new();
+    let g0 = m.try_lock().unwrap();
+    let (wa, wb) = (CountWaker::new(), CountWaker::new());
+    let mut a = pin!(m.lock());
+    assert!(poll_with(a.as_mut(), &wa).is_pending());
     coop::budget(|| {
         spend_budget();
-        let mut l = Box::pin(m.lock());
-        assert!(poll_with(l.as_mut(), &w).is_pending());
-        assert!(m.try_lock().is_err());
-        drop(l);
+        assert!(poll_with(a.as_mut(), &wa).is_pending());
+        assert_eq!(wa.count(), 1, "out of budget, it yields");
     });
-    assert!(m.try_lock().is_ok());
+    let mut b = pin!(m.lock());
+    assert!(poll_with(b.as_mut(), &wb).is_pending());
+    drop(g0);
+    assert_eq!((wa.count(), wb.count()), (2, 0), "still first in the queue");
+    assert!(poll_with(a.as_mut(), &wa).is_ready());
 }
 
 #[test]
@@ -163,28 +168,21 @@ fn a_permit_waiter_out_of_budget_queues_in_its_turn() {
 }
 
 #[test]
-fn permits_taken_with_the_budget_spent_are_held_or_released_on_drop() {
+fn out_of_budget_available_permits_are_left_and_the_task_yields() {
     let s = Semaphore::new(2);
     let w = CountWaker::new();
     coop::budget(|| {
         spend_budget();
         let mut a = pin!(s.acquire_many(2));
         assert!(poll_with(a.as_mut(), &w).is_pending());
-        assert_eq!(
-            s.available_permits(),
-            0,
-            "the pending acquire holds its permits"
-        );
+        assert_eq!(w.count(), 1, "the spent budget wakes the task");
+        assert_eq!(s.available_permits(), 2, "no permit was taken");
         let p = coop::budget(|| match poll_with(a.as_mut(), &w) {
             Poll::Ready(p) => p.unwrap(),
-            Poll::Pending => panic!("a new budget returns the permits"),
+            Poll::Pending => panic!("a new budget takes the permits"),
         });
-        drop(p);
-        assert_eq!(s.available_permits(), 2);
-        let mut b = Box::pin(s.acquire_many(2));
-        assert!(poll_with(b.as_mut(), &w).is_pending());
         assert_eq!(s.available_permits(), 0);
-        drop(b);
-        assert_eq!(s.available_permits(), 2, "dropped, it gives them back");
+        drop(p);
     });
+    assert_eq!(s.available_permits(), 2);
 }
