@@ -281,25 +281,33 @@ fn slice_has_budget() -> bool {
 /// called: an operation that ends up waiting anyway should not be charged.
 #[inline]
 pub fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
-    let r = CURRENT_BUDGET.try_with(|c| match c.get() {
-        None => Poll::Ready(RestoreOnPending::new(Cell::new(None))),
-        // A background poll's slice spends its own unit; a unit spent on an operation that
-        // ends up waiting is not given back (the slice's count is only its own yield point).
-        Some(0) if slice_proceeds(true) => Poll::Ready(RestoreOnPending::new(Cell::new(None))),
-        Some(0) => Poll::Pending,
-        Some(n) => {
-            c.set(Some(n - 1));
-            Poll::Ready(RestoreOnPending::new(Cell::new(Some(n))))
-        }
-    });
-    match r {
-        Ok(Poll::Pending) => {
+    match try_proceed() {
+        Some(unit) => Poll::Ready(unit),
+        None => {
             cx.waker().wake_by_ref();
             Poll::Pending
         }
-        Ok(ready) => ready,
-        Err(_) => Poll::Ready(RestoreOnPending::new(Cell::new(None))),
     }
+}
+
+/// [`poll_proceed`] without the wake: spends one unit of budget, or returns `None`, waking
+/// nothing, when none is left. For an operation that decides itself what to do with a spent
+/// budget: rt-sync's `Mutex` and `Semaphore` waiters then still queue behind a held lock, and
+/// are woken in their turn, where `poll_proceed` would have them wake themselves.
+#[inline]
+pub fn try_proceed() -> Option<RestoreOnPending> {
+    let r = CURRENT_BUDGET.try_with(|c| match c.get() {
+        None => Some(RestoreOnPending::new(Cell::new(None))),
+        // A background poll's slice spends its own unit; a unit spent on an operation that
+        // ends up waiting is not given back (the slice's count is only its own yield point).
+        Some(0) if slice_proceeds(true) => Some(RestoreOnPending::new(Cell::new(None))),
+        Some(0) => None,
+        Some(n) => {
+            c.set(Some(n - 1));
+            Some(RestoreOnPending::new(Cell::new(Some(n))))
+        }
+    });
+    r.unwrap_or_else(|_| Some(RestoreOnPending::new(Cell::new(None))))
 }
 
 /// Gives a budget unit back when dropped, unless the operation made progress.
@@ -332,6 +340,52 @@ impl Drop for RestoreOnPending {
                 }
             });
         }
+    }
+}
+
+/// Makes `fut` spend one unit of the cooperative budget each time it completes, and return
+/// `Pending` (after waking the task) instead of being polled when the budget is spent: each poll
+/// checks the budget first, and the unit is kept only when `fut` completes. tokio's
+/// `task::coop::cooperative`, and how rt's own futures that wait in several steps (a `watch`
+/// receiver's `wait_for`, a sender's `closed`) spend one unit as a whole.
+///
+/// ```
+/// use std::future::Future;
+/// use std::pin::pin;
+/// use std::task::{Context, Waker};
+/// use rt_core::coop;
+///
+/// let mut cx = Context::from_waker(Waker::noop());
+/// // Always ready, yet inside a budgeted poll only `BUDGET` of them complete.
+/// let ready = coop::budget(|| {
+///     (0..300)
+///         .filter(|_| pin!(coop::cooperative(std::future::ready(()))).poll(&mut cx).is_ready())
+///         .count()
+/// });
+/// assert_eq!(ready, usize::from(coop::BUDGET));
+/// ```
+pub fn cooperative<F: Future>(fut: F) -> Coop<F> {
+    Coop { fut }
+}
+
+/// The future [`cooperative`] returns.
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+#[derive(Debug)]
+pub struct Coop<F> {
+    fut: F,
+}
+
+impl<F: Future> Future for Coop<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let coop = std::task::ready!(poll_proceed(cx));
+        // SAFETY: `fut` is structurally pinned: it is never moved out of `self`, and `Coop` has
+        // no `Drop` impl and no `Unpin` impl of its own.
+        let fut = unsafe { self.map_unchecked_mut(|me| &mut me.fut) };
+        let out = std::task::ready!(fut.poll(cx));
+        coop.made_progress();
+        Poll::Ready(out)
     }
 }
 

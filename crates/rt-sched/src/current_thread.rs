@@ -82,10 +82,11 @@ struct Shared {
     /// `worker_total_busy_duration`): added when it parks and when `block_on` returns, so the
     /// clock is read only there. A statistic, like `polls`.
     busy_nanos: unmodelled::AtomicU64,
-    /// A task (or the `block_on` future) woke itself during its poll (a yield: `yield_now`, a
-    /// spent budget) and the driver has not turned since: `block_on` turns it, without
-    /// blocking, before the yielder runs again (tokio's deferred yields), so a yield lets
-    /// pending IO and timers in. Set and cleared by the driving thread.
+    /// A task woke itself during its poll (a yield: `yield_now`, a spent budget) and the
+    /// driver has not turned since: `block_on` turns it, without blocking, before the yielder
+    /// runs again (tokio's deferred yields), so a yield lets pending IO and timers in, and
+    /// polls the `block_on` future first if it is woken. (The future's own yields are
+    /// `drive`'s `main_yielded`.) Set and cleared by the driving thread.
     yielded: AtomicBool,
 }
 
@@ -393,21 +394,29 @@ impl CurrentThread {
                 || shared.queue.has_work()
                 || (io && shared.io_driver.as_ref().is_some_and(|d| d.has_ready(0)))
         };
-        // After a yield (`Shared::yielded`), once the yielder is next to run (nothing else is
-        // queued ahead of it): a turn of the driver without blocking.
+        // The `block_on` future woke itself during its last poll (a yield, as a task's
+        // `Shared::yielded`).
+        let main_yielded = std::cell::Cell::new(false);
+        // After a yield, once the yielder is next to run (nothing else is queued ahead of it):
+        // a turn of the driver without blocking. Returns whether a task's yield was behind it.
         let turn_for_yield = || {
-            if shared.yielded.load(Ordering::Relaxed) && shared.queue.len() <= 1 {
+            let task_yielded = shared.yielded.load(Ordering::Relaxed);
+            if (task_yielded || main_yielded.get()) && shared.queue.len() <= 1 {
                 shared.yielded.store(false, Ordering::Relaxed);
+                main_yielded.set(false);
                 if let Some(d) = &shared.io_driver {
                     d.try_drive(0, Some(std::time::Duration::ZERO), &|| false);
                 }
+                return task_yielded;
             }
+            false
         };
         loop {
             tick = tick.wrapping_add(1);
             if tick.is_multiple_of(self.event_interval) {
                 // Let IO and timers in even while tasks keep this thread busy.
                 shared.yielded.store(false, Ordering::Relaxed);
+                main_yielded.set(false);
                 if let Some(d) = &shared.io_driver {
                     d.try_drive(0, Some(std::time::Duration::ZERO), &|| false);
                 }
@@ -419,12 +428,18 @@ impl CurrentThread {
                 }
                 if main.woken.load(Ordering::Acquire) {
                     // Woken during its own poll: a yield.
-                    shared.yielded.store(true, Ordering::Relaxed);
+                    main_yielded.set(true);
                 }
             }
             let mut ran = 0;
             while ran < self.event_interval {
-                turn_for_yield();
+                if turn_for_yield() && main.woken.load(Ordering::Acquire) {
+                    // Only a task that yielded is left to run, and the `block_on` future is
+                    // woken: the future runs first, as tokio polls it before the tasks whose
+                    // yields it deferred. Else a task that yields in a loop would run up to
+                    // `event_interval` times before the future runs again.
+                    break;
+                }
                 until_background -= 1;
                 let share = until_background == 0;
                 if share {

@@ -36,6 +36,12 @@
 //! 6. **Cancel.** Dropping a granted `Lock` unlocks (rule 4 passes the lock on). Dropping a queued
 //!    one unlinks it under the list's lock; if it had been woken (rule 4, "wake") and the lock is
 //!    free, it wakes the new head, so the wake-up it consumed is not lost.
+//! 7. **Budget.** A poll whose cooperative budget is spent takes no lock: it wakes its task and
+//!    returns `Pending` (a yield), a queued waiter keeping its place. But a fresh `Lock` that
+//!    finds the lock held queues as in rule 2, without waking its task, so a task out of budget
+//!    still waits in its turn and is woken by an unlock (tokio checks the budget only after
+//!    queueing). tokio also takes a *free* lock out of budget and holds it across the yield;
+//!    rt leaves it free, so other tasks do not queue behind a holder that is not running.
 //!
 //! Invariants, each changed only under the list's lock:
 //! - I1. `WAITERS` is set if and only if the list is non-empty.
@@ -119,7 +125,7 @@ use std::pin::Pin;
 use std::ptr::NonNull;
 // A user-owned `Arc` receiver must be std's: see `rt_core::sync::StdArc`.
 use rt_core::sync::StdArc as Arc;
-use std::task::{ready, Context, Poll, Waker};
+use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 /// The lock is held.
@@ -615,10 +621,21 @@ impl Lock<'_> {
         if self.raw.try_lock() {
             return Poll::Ready(());
         }
+        self.take_or_queue(cx, true)
+    }
+
+    /// Rule 2; with `take` false (rule 7) a free lock is not taken: the task is woken to run
+    /// again (a yield) and `Pending` returned.
+    fn take_or_queue(&mut self, cx: &mut Context<'_>, take: bool) -> Poll<()> {
         let mut list = self.raw.list();
         let mut curr = self.raw.state.load(Ordering::Relaxed);
         loop {
             let (new, took) = if curr & LOCKED == 0 {
+                if !take {
+                    drop(list);
+                    cx.waker().wake_by_ref();
+                    return Poll::Pending;
+                }
                 (curr | LOCKED, true)
             } else {
                 (curr | WAITERS, false)
@@ -648,6 +665,16 @@ impl Lock<'_> {
         unsafe { list.push_back(NonNull::from(&self.node)) };
         self.queued = true;
         Poll::Pending
+    }
+
+    /// Rule 7.
+    #[cold]
+    fn poll_out_of_budget(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        if self.queued {
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        }
+        self.take_or_queue(cx, false)
     }
 
     /// Rule 5.
@@ -688,9 +715,11 @@ impl Future for Lock<'_> {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let coop = ready!(coop::poll_proceed(cx));
         // SAFETY: nothing is moved out of `this`; the node stays where it was pinned.
         let this = unsafe { self.get_unchecked_mut() };
+        let Some(coop) = coop::try_proceed() else {
+            return this.poll_out_of_budget(cx);
+        };
         let res = if this.queued {
             this.poll_queued(cx)
         } else {

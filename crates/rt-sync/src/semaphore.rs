@@ -19,6 +19,12 @@
 //!   had been assigned to it, through the same hand-off, so no permit is lost.
 //! - **Close.** Sets `CLOSED`, then unlinks and wakes every waiter; a woken waiter that finds
 //!   `CLOSED` returns its partial assignment and fails with [`AcquireError`].
+//! - **Budget.** A poll whose cooperative budget is spent takes no permits: it wakes its task
+//!   and returns `Pending` (a yield), a queued waiter keeping its place. But a fresh `Acquire`
+//!   that would have to wait queues as above, without waking its task, so a task out of budget
+//!   still waits in its turn and is served by a release (tokio checks the budget only after
+//!   queueing). tokio also takes permits that are there out of budget and holds them across
+//!   the yield; rt leaves them, so other tasks do not queue behind a holder that is not running.
 //!
 //! Invariants, each changed only under the lock:
 //! 1. `WAITERS` is set if and only if the list is non-empty.
@@ -46,7 +52,7 @@ use std::pin::Pin;
 use std::ptr::NonNull;
 // A user-owned `Arc` receiver must be std's: see `rt_core::sync::StdArc`.
 use rt_core::sync::StdArc as Arc;
-use std::task::{ready, Context, Poll, Waker};
+use std::task::{Context, Poll, Waker};
 
 /// The semaphore is closed: no permit will be handed out any more.
 const CLOSED: usize = 0b01;
@@ -532,12 +538,23 @@ pub(crate) struct Acquire<'a> {
 
 impl Acquire<'_> {
     fn poll_fresh(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), AcquireError>> {
-        let n = self.permits;
-        match self.sem.try_acquire_raw(n) {
+        match self.sem.try_acquire_raw(self.permits) {
             Ok(()) => return Poll::Ready(Ok(())),
             Err(TryAcquireError::Closed) => return Poll::Ready(Err(AcquireError(()))),
             Err(TryAcquireError::NoPermits) => {}
         }
+        self.take_or_queue(cx, true)
+    }
+
+    /// Takes the permits or queues (module docs, "Acquire"); with `take` false (the budget)
+    /// permits enough to complete are not taken: the task is woken to run again (a yield) and
+    /// `Pending` returned.
+    fn take_or_queue(
+        &mut self,
+        cx: &mut Context<'_>,
+        take: bool,
+    ) -> Poll<Result<(), AcquireError>> {
+        let n = self.permits;
         let mut list = self.sem.lock();
         let mut curr = self.sem.state.load(Ordering::Acquire);
         let needed = loop {
@@ -546,6 +563,11 @@ impl Acquire<'_> {
             }
             let avail = curr >> SHIFT;
             let (new, needed) = if curr & WAITERS == 0 && avail >= n {
+                if !take {
+                    drop(list);
+                    cx.waker().wake_by_ref();
+                    return Poll::Pending;
+                }
                 (curr - (n << SHIFT), 0)
             } else {
                 // Partial assignment: with `WAITERS` set `avail` is 0 (invariant 2).
@@ -615,9 +637,17 @@ impl Future for Acquire<'_> {
     type Output = Result<(), AcquireError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let coop = ready!(coop::poll_proceed(cx));
         // SAFETY: nothing is moved out of `this`; the node stays where it was pinned.
         let this = unsafe { self.get_unchecked_mut() };
+        let Some(coop) = coop::try_proceed() else {
+            // The budget (module docs): a queued waiter keeps its place and yields; a fresh one
+            // queues if it must wait anyway, else yields without taking the permits.
+            if this.queued {
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+            return this.take_or_queue(cx, false);
+        };
         let res = if this.queued {
             this.poll_queued(cx)
         } else {

@@ -567,7 +567,9 @@ impl<T> Sender<T> {
         self.receiver_count() == 0
     }
 
-    /// Waits until every receiver is gone.
+    /// Waits until every receiver is gone. Spends a unit of the cooperative budget when it
+    /// completes, and yields first when the budget is spent (as tokio's), so a loop of them
+    /// on a closed channel yields.
     pub fn closed(&self) -> Closed<'_, T> {
         Closed {
             shared: &self.shared,
@@ -688,10 +690,19 @@ impl<T> Receiver<T> {
     /// `f` runs while the value is borrowed: a `send_modify` or `send_replace` of it waits for
     /// `f` to return.
     ///
+    /// It spends one unit of the cooperative budget when it completes, however many values
+    /// it checked, and waits (yields) first when the budget is spent, even if the current
+    /// value satisfies `f` (tokio's `wait_for`): a loop of them yields.
+    ///
     /// # Cancel safety
     /// Cancel safe: dropping the future loses no value (the versions it checked are marked
     /// seen, as with [`borrow_and_update`](Receiver::borrow_and_update)).
-    pub async fn wait_for(
+    pub async fn wait_for(&mut self, f: impl FnMut(&T) -> bool) -> Result<Ref<'_, T>, RecvError> {
+        coop::cooperative(self.wait_for_inner(f)).await
+    }
+
+    /// [`wait_for`](Receiver::wait_for)'s body, which spends no budget itself.
+    async fn wait_for_inner(
         &mut self,
         mut f: impl FnMut(&T) -> bool,
     ) -> Result<Ref<'_, T>, RecvError> {
@@ -711,23 +722,19 @@ impl<T> Receiver<T> {
             if closed {
                 return Err(RecvError(()));
             }
-            closed = self.changed().await.is_err();
+            closed = Changed::new(self, false).await.is_err();
         }
     }
 
     /// Waits for a value not yet seen and marks it seen. Fails when the sender is gone and
-    /// nothing new remains.
+    /// nothing new remains. Spends a unit of the cooperative budget when it completes.
     ///
     /// Cancel-safe: dropping the future before it completes marks nothing seen.
     ///
     /// # Cancel safety
     /// Cancel safe: the version seen is marked only when the future returns.
     pub fn changed(&mut self) -> Changed<'_, T> {
-        Changed {
-            rx: self,
-            waiting: None,
-            _pin: PhantomPinned,
-        }
+        Changed::new(self, true)
     }
 }
 
@@ -754,10 +761,21 @@ impl<T> Drop for Receiver<T> {
 pub struct Changed<'a, T> {
     rx: &'a mut Receiver<T>,
     waiting: Option<Key>,
+    /// Spends a unit of the cooperative budget (false inside `wait_for`, which spends its own).
+    budgeted: bool,
     _pin: PhantomPinned,
 }
 
-impl<T> Changed<'_, T> {
+impl<'a, T> Changed<'a, T> {
+    fn new(rx: &'a mut Receiver<T>, budgeted: bool) -> Changed<'a, T> {
+        Changed {
+            rx,
+            waiting: None,
+            budgeted,
+            _pin: PhantomPinned,
+        }
+    }
+
     /// The outcome if there is one now; marks a new version seen.
     fn check(rx: &mut Receiver<T>) -> Option<Result<(), RecvError>> {
         let now = version::load(&rx.shared.version);
@@ -778,7 +796,11 @@ impl<T> Future for Changed<'_, T> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         // SAFETY: `!Unpin` only as tokio's future is: no field is pinned, nothing is moved out.
         let this = unsafe { self.get_unchecked_mut() };
-        let coop = std::task::ready!(coop::poll_proceed(cx));
+        let coop = if this.budgeted {
+            Some(std::task::ready!(coop::poll_proceed(cx)))
+        } else {
+            None
+        };
         let mut out = Self::check(this.rx);
         if out.is_none() {
             let rx = &mut *this.rx;
@@ -793,7 +815,9 @@ impl<T> Future for Changed<'_, T> {
                 if let Some(key) = this.waiting.take() {
                     this.rx.shared.unregister(key, rx_queue);
                 }
-                coop.made_progress();
+                if let Some(coop) = coop {
+                    coop.made_progress();
+                }
                 Poll::Ready(r)
             }
             None => Poll::Pending,
@@ -823,12 +847,14 @@ impl<T> Future for Closed<'_, T> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         // SAFETY: `!Unpin` only as tokio's future is: no field is pinned, nothing is moved out.
         let this = unsafe { self.get_unchecked_mut() };
+        let coop = std::task::ready!(coop::poll_proceed(cx));
         let shared = this.shared;
         let gone = || shared.receivers.load(Ordering::Acquire) == 0;
         if gone() || shared.register(cx, &mut this.waiting, tx_queue, gone) {
             if let Some(key) = this.waiting.take() {
                 shared.unregister(key, tx_queue);
             }
+            coop.made_progress();
             return Poll::Ready(());
         }
         Poll::Pending

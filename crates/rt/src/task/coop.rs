@@ -14,7 +14,9 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-pub use rt_core::coop::{consume_budget, has_budget_remaining, poll_proceed, RestoreOnPending};
+pub use rt_core::coop::{
+    consume_budget, cooperative, has_budget_remaining, poll_proceed, Coop, RestoreOnPending,
+};
 
 /// Runs `inner` with no cooperative budget: rt's resources inside it never return `Pending` just
 /// because the budget is spent. As tokio's `task::coop::unconstrained`.
@@ -54,51 +56,5 @@ impl<F: Future> Future for Unconstrained<F> {
         // `Unconstrained` has no `Drop` impl and no `Unpin` impl of its own.
         let inner = unsafe { self.map_unchecked_mut(|me| &mut me.inner) };
         rt_core::coop::unconstrained(|| inner.poll(cx))
-    }
-}
-
-/// Makes `fut` spend one unit of the cooperative budget each time it completes, and return
-/// `Pending` (after waking the task) instead of being polled when the budget is spent. As
-/// tokio's `task::coop::cooperative`: for futures from outside rt that may be always ready.
-///
-/// ```
-/// let rt = rt::Builder::new_current_thread().build()?;
-/// let n = rt.block_on(async {
-///     rt::spawn(async {
-///         let mut n = 0;
-///         for _ in 0..300 {
-///             // Always ready, yet the loop yields when the budget runs out.
-///             rt::task::coop::cooperative(std::future::ready(())).await;
-///             n += 1;
-///         }
-///         n
-///     })
-///     .await
-/// })?;
-/// assert_eq!(n, 300);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn cooperative<F: Future>(fut: F) -> Coop<F> {
-    Coop { fut }
-}
-
-/// The future [`cooperative`] returns.
-#[must_use = "futures do nothing unless you `.await` or poll them"]
-#[derive(Debug)]
-pub struct Coop<F> {
-    fut: F,
-}
-
-impl<F: Future> Future for Coop<F> {
-    type Output = F::Output;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        let coop = std::task::ready!(poll_proceed(cx));
-        // SAFETY: `fut` is structurally pinned: it is never moved out of `self`, and `Coop` has
-        // no `Drop` impl and no `Unpin` impl of its own.
-        let fut = unsafe { self.map_unchecked_mut(|me| &mut me.fut) };
-        let out = std::task::ready!(fut.poll(cx));
-        coop.made_progress();
-        Poll::Ready(out)
     }
 }

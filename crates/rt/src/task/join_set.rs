@@ -467,18 +467,21 @@ impl<T> JoinSet<T> {
         self.bind_unbound();
         // Take the whole batch (and its buffer: a set that was not drained for a long time
         // does not keep a second buffer of its size) and sort it outside the lock.
-        let batch = {
+        let (batch, _replaced) = {
             let mut st = self.shared.state.lock().unwrap();
             let batch = std::mem::take(&mut st.done);
+            let mut replaced = None;
             if let Some(w) = waker {
                 if batch.is_empty() && self.ready.is_empty() && self.len > 0 {
                     match &st.waker {
                         Some(old) if old.will_wake(w) => {}
-                        _ => st.waker = Some(w.clone()),
+                        // The old waker is dropped after the lock is released: its drop may
+                        // run anything, a task of this set's included, whose end takes the lock.
+                        _ => replaced = st.waker.replace(w.clone()),
                     }
                 }
             }
-            batch
+            (batch, replaced)
         };
         let ready = &mut self.ready;
         ready.reserve(batch.len());
@@ -496,8 +499,10 @@ impl<T> JoinSet<T> {
     }
 
     /// Polls for the next finished task: `Ready(None)` if the set is empty, `Pending` (with
-    /// `cx`'s waker registered) while every task still runs. For hand-written futures and
-    /// streams; `join_next` is this in a future.
+    /// `cx`'s waker registered) while every task still runs. An outcome spends a unit of the
+    /// cooperative budget; with the budget spent it returns `Pending` (after waking the task)
+    /// even if outcomes wait. For hand-written futures and streams; `join_next` is this in a
+    /// future.
     pub fn poll_join_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<T, JoinError>>> {
         self.poll_join_next_with_id(cx)
             .map(|r| r.map(|r| r.map(|(_, v)| v)))
@@ -508,17 +513,21 @@ impl<T> JoinSet<T> {
         &mut self,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<(Id, T), JoinError>>> {
-        if let Some(r) = self.pop_ready() {
-            return Poll::Ready(Some(r));
-        }
         if self.len == 0 {
             return Poll::Ready(None);
         }
-        self.collect(Some(cx.waker()));
-        match self.pop_ready() {
-            Some(r) => Poll::Ready(Some(r)),
-            None => Poll::Pending,
+        // An outcome spends a unit of the cooperative budget (as a `JoinHandle` does); with
+        // the budget spent the set yields, even with outcomes waiting (tokio's `JoinSet`).
+        let coop = std::task::ready!(rt_core::coop::poll_proceed(cx));
+        if self.ready.is_empty() {
+            self.collect(Some(cx.waker()));
         }
+        let r = self.pop_ready();
+        if r.is_some() {
+            coop.made_progress();
+            return Poll::Ready(r);
+        }
+        Poll::Pending
     }
 
     /// The outcome of a task that already finished, without waiting; `None` if none has.
@@ -579,8 +588,9 @@ impl<T> JoinSet<T> {
     pub fn detach_all(&mut self) {
         self.unbound.clear();
         let mut st = self.shared.state.lock().unwrap();
-        st.slots.clear();
-        st.done.clear();
+        // Dropped after the lock is released, as in `Drop`.
+        let _slots = std::mem::take(&mut st.slots);
+        let _done = std::mem::take(&mut st.done);
         st.epoch += 1;
         self.epoch = st.epoch;
         drop(st);
@@ -637,7 +647,9 @@ where
 impl<T> Drop for JoinSet<T> {
     fn drop(&mut self) {
         self.bind_unbound();
-        let handles: Vec<AbortHandle> = {
+        // The outcomes and the waker are dropped after the lock is released: their drops may
+        // run anything, the end of a task of this set (which takes the lock) included.
+        let (handles, _done, _waker): (Vec<AbortHandle>, _, _) = {
             let mut st = self.shared.state.lock().unwrap();
             let handles = st
                 .slots
@@ -647,9 +659,8 @@ impl<T> Drop for JoinSet<T> {
                     _ => None,
                 })
                 .collect();
-            st.done.clear();
             st.epoch += 1;
-            handles
+            (handles, std::mem::take(&mut st.done), st.waker.take())
         };
         for h in handles {
             h.abort();

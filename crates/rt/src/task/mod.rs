@@ -236,6 +236,10 @@ pub use task_local::{AccessError, LocalKey, TaskLocalFuture};
 /// runtime, inside `Handle::block_on` of a current-thread runtime, or nested in another
 /// `block_in_place`, `f` simply runs, as in tokio.
 ///
+/// `f` runs with no cooperative budget, as in tokio: rt's resources polled inside it (by
+/// another executor's `block_on`, say) never return `Pending` because the calling task has
+/// spent its budget; the task's budget is as it was when `f` returns.
+///
 /// # Panics
 /// Inside a [`LocalSet`] being driven (its `run_until`, a `spawn_local` task, its `Drop`), as
 /// in tokio, and on a current-thread runtime (its only thread cannot be handed over): use
@@ -265,6 +269,10 @@ where
          runtime, outside a LocalSet (the set's tasks are tied to this thread, which cannot be \
          handed over): use `rt::task::spawn_blocking(f).await` instead"
     );
+    // The closure runs outside any task's cooperative budget (tokio's): a blocking section
+    // that polls rt's resources itself (`futures::executor::block_on` of a channel) must not
+    // find the calling task's budget spent and spin on it. The task's budget is back after.
+    let f = move || rt_core::coop::unconstrained(f);
     match rt_sched::multi_thread::block_in_place(f) {
         Ok(r) => r,
         Err(f) => {
