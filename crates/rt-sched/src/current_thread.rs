@@ -68,11 +68,12 @@ struct Shared {
     trace: Option<Arc<crate::trace::Recorder>>,
     /// The driving thread's poll stamp (module docs; written only by the thread that holds the
     /// parker).
-    stamp: crossbeam_utils::CachePadded<PollStamp>,
+    stamp: Arc<crossbeam_utils::CachePadded<PollStamp>>,
     /// Stall detection, if on (`with_stall`).
-    stall: Option<Detector>,
-    /// The process-wide monitor watches the stamp (set by the first `block_on`).
-    watched: AtomicBool,
+    stall: Option<Arc<Detector>>,
+    /// What the process-wide monitor watches, once the first `block_on` has handed it over
+    /// (`Watch`). The only strong reference: the monitor holds a `Weak`.
+    watched: OnceLock<Arc<Watch>>,
     /// The user's park hooks (`with_park_hooks`).
     park_hooks: crate::ParkHooks,
     /// Parks of the driving thread plus its wake-ups from them (tokio's
@@ -90,19 +91,30 @@ struct Shared {
     yielded: AtomicBool,
 }
 
-impl crate::stall::Watched for Shared {
+/// What the process-wide monitor watches of a scheduler: an allocation of its own, apart from
+/// `Shared`, so that the monitor, which holds it for a moment at each sample and report, never
+/// ends up with the last reference to the scheduler and drops it late on its own thread: the
+/// driver's descriptors close and the trace file is finished when the runtime is dropped.
+struct Watch {
+    stamp: Arc<crossbeam_utils::CachePadded<PollStamp>>,
+    stall: Arc<Detector>,
+    trace: Option<std::sync::Weak<crate::trace::Recorder>>,
+}
+
+impl crate::stall::Watched for Watch {
     fn stamp(&self) -> crate::stall::StampSample {
         self.stamp.sample()
     }
 
     fn detector(&self) -> &Detector {
-        self.stall
-            .as_ref()
-            .expect("watched only with stall detection on")
+        &self.stall
     }
 
-    fn trace(&self) -> Option<&crate::trace::Recorder> {
-        Shared::trace(self)
+    fn trace(&self) -> Option<Arc<crate::trace::Recorder>> {
+        self.trace
+            .as_ref()
+            .and_then(std::sync::Weak::upgrade)
+            .filter(|_| rt_core::OBSERVE)
     }
 }
 
@@ -214,7 +226,7 @@ impl CurrentThread {
                     trace: None,
                     stamp: Default::default(),
                     stall: None,
-                    watched: AtomicBool::new(false),
+                    watched: OnceLock::new(),
                     park_hooks: Default::default(),
                     park_unparks: unmodelled::AtomicU64::new(0),
                     busy_nanos: unmodelled::AtomicU64::new(0),
@@ -291,7 +303,7 @@ impl CurrentThread {
     pub fn with_stall(mut self, config: Option<StallConfig>) -> CurrentThread {
         Arc::get_mut(&mut self.handle.shared)
             .expect("with_stall before use")
-            .stall = config.map(Detector::new);
+            .stall = config.map(|c| Arc::new(Detector::new(c)));
         self
     }
 
@@ -305,10 +317,22 @@ impl CurrentThread {
     /// reported and stall detection stays off.
     fn start_monitor(&self) {
         let shared = &self.handle.shared;
-        if shared.stall.is_none() || shared.watched.swap(true, Ordering::AcqRel) {
+        let Some(stall) = &shared.stall else {
+            return;
+        };
+        let mut first = false;
+        let watch = shared.watched.get_or_init(|| {
+            first = true;
+            Arc::new(Watch {
+                stamp: shared.stamp.clone(),
+                stall: stall.clone(),
+                trace: shared.trace.as_ref().map(Arc::downgrade),
+            })
+        });
+        if !first {
             return;
         }
-        let weak: std::sync::Weak<Shared> = Arc::downgrade(shared);
+        let weak: std::sync::Weak<Watch> = Arc::downgrade(watch);
         if let Err(e) = crate::stall::watch(weak as std::sync::Weak<dyn crate::stall::Watched>) {
             tracing::warn!(error = %e, "rt: could not start the stall monitor thread");
         }
@@ -714,7 +738,7 @@ impl Handle {
             live_tasks: self.live_tasks(),
             spawned_tasks: self.shared.spawned.load(unmodelled::Ordering::Relaxed),
             injector_depth: self.shared.queue.len() + self.shared.bg_queue.len(),
-            stalls: self.shared.stall.as_ref().map_or(0, Detector::stalls),
+            stalls: self.shared.stall.as_deref().map_or(0, Detector::stalls),
             ..Default::default()
         }
     }
@@ -746,7 +770,7 @@ impl crate::metrics::LiveMetrics for Handle {
             V::AliveTasks => self.live_tasks() as u64,
             V::SpawnedTasks => self.shared.spawned.load(unmodelled::Ordering::Relaxed),
             V::GlobalQueueDepth => (self.shared.queue.len() + self.shared.bg_queue.len()) as u64,
-            V::Stalls => self.shared.stall.as_ref().map_or(0, Detector::stalls),
+            V::Stalls => self.shared.stall.as_deref().map_or(0, Detector::stalls),
             _ => 0,
         }
     }

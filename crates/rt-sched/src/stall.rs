@@ -387,6 +387,15 @@ impl Detector {
     }
 
     fn report(&self, trace: Option<&crate::trace::Recorder>, info: &StallInfo) {
+        self.record(trace, info);
+        self.call_on_stall(info);
+    }
+
+    /// The first half of `report`: the trace event and the `tracing` warning.
+    fn record(&self, trace: Option<&crate::trace::Recorder>, info: &StallInfo) {
+        if let Some(trace) = trace {
+            trace.record_stall(info.worker, info.task_id, info.elapsed, info.ended);
+        }
         let loc = info.location;
         if info.ended {
             tracing::warn!(
@@ -411,11 +420,12 @@ impl Detector {
                 "rt: a poll is blocking its worker"
             );
         }
+    }
+
+    /// The second half of `report`: the user's callback.
+    fn call_on_stall(&self, info: &StallInfo) {
         if let Some(f) = &self.config.on_stall {
             f(info);
-        }
-        if let Some(trace) = trace {
-            trace.record_stall(info.worker, info.task_id, info.elapsed, info.ended);
         }
     }
 }
@@ -427,8 +437,8 @@ pub(crate) trait Watched: Send + Sync {
     fn stamp(&self) -> StampSample;
     /// Its stall detection (settings, stop flag, count).
     fn detector(&self) -> &Detector;
-    /// Its trace recorder, if any.
-    fn trace(&self) -> Option<&crate::trace::Recorder>;
+    /// Its trace recorder, if any and still there.
+    fn trace(&self) -> Option<std::sync::Arc<crate::trace::Recorder>>;
 }
 
 /// The process-wide monitor of the current-thread schedulers (exception 11 of
@@ -527,7 +537,10 @@ mod shared_monitor {
             }
             drop(st);
             for (x, info) in reports {
-                x.detector().report(x.trace(), &info);
+                // The recorder is let go before the callback, which may take its time: the
+                // trace file is finished when the runtime drops, not when a report ends.
+                x.detector().record(x.trace().as_deref(), &info);
+                x.detector().call_on_stall(&info);
             }
             st = lock();
         }
