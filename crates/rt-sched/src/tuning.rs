@@ -103,16 +103,6 @@ pub(crate) const WATCH_INTERVAL: Duration = loom_duration(Duration::from_millis(
 /// the shard's events wait for the next watcher.
 pub(crate) const OWN_SHARD_TRIES: u32 = 16;
 
-/// How long a worker that ran out of work while another one runs sleeps before it looks for
-/// work once more and then parks (`yield_before_park`): work that gathers meanwhile is found in
-/// one look instead of an unpark. Set by `benches/http.rs` (requests/s and p99 against tokio,
-/// the pre-park yield rows of `docs/BENCHMARKS.md`).
-pub(crate) const PRE_PARK_PAUSE: Duration = Duration::from_micros(25);
-
-/// The timer slack of a worker thread during `PRE_PARK_PAUSE` (the default, 50 µs, would make
-/// the 25 µs pause three times as long).
-pub(crate) const PAUSE_SLACK: Duration = Duration::from_micros(1);
-
 /// How long a substitute (stall take-over) waits in the stalled worker's shard, or on its
 /// condvar, before it looks at the LIFO slot and the queue again: tasks the stalled poll spawns
 /// wake nobody. Bounds their extra wait against the substitute's idle wake-ups (1000/s while a

@@ -385,13 +385,10 @@ impl Builder {
     /// 1.2–1.3× tokio's to about 0.85× at the default; 1 ms gave 0.6× but cost 5–10 % of the
     /// requests/s at 50 connections (`docs/BENCHMARKS.md`).
     ///
-    /// With yielding on, a worker that runs out of work while another worker is running also
-    /// sleeps 25 µs once before it parks (a sleep rather than `sched_yield`, which under
-    /// Linux's EEVDF would leave its threads preempted at every wake-up of a neighbour for a
-    /// while), then looks for work again: the threads that feed it run first, and what they
-    /// make is there at the second look, gathered, with no park and unpark. That took hyper's
-    /// p99 at 50 connections to 0.6–0.7 of tokio's, at tokio's requests/s or a little more.
-    /// [`RuntimeMetrics::worker_os_yield_count`] counts both kinds of yield.
+    /// With yielding on, a `block_in_place` substitute that runs out of work while another
+    /// worker is running also yields once before it parks (its lender may want the context back
+    /// any moment); a worker parks at once. [`RuntimeMetrics::worker_os_yield_count`] counts
+    /// both kinds of yield.
     ///
     /// [`RuntimeMetrics::worker_os_yield_count`]: crate::runtime::RuntimeMetrics::worker_os_yield_count
     ///

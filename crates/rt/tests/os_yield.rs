@@ -1,7 +1,7 @@
 //! A worker that runs tasks without a break gives its CPU to the OS now and then
-//! (`Builder::os_yield_after`), and so does, once, a worker about to park while another one
-//! runs; both are counted by `RuntimeMetrics::worker_os_yield_count`. With `None` neither
-//! happens.
+//! (`Builder::os_yield_after`), counted by `RuntimeMetrics::worker_os_yield_count`; a worker
+//! that runs out of work parks without yielding, even while another one runs. With `None` no
+//! worker yields.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -70,13 +70,12 @@ fn zero_is_refused() {
 /// Two workers, one kept busy by `busy_until`; `os_yield_after` far longer than the test, so
 /// the busy worker makes no interval yield. Each `block_on` of a trivial spawned task wakes
 /// the idle worker (or lets it find nothing), which then runs out of work while the busy one
-/// runs. Returns the yields counted once the idle worker has been through that `rounds`
-/// times, or as soon as one yield is counted when `stop_at_first`.
-fn yields_of_an_idle_worker_beside_a_busy_one(
+/// runs. Returns the yields and the parks counted once the idle worker has been through that
+/// `rounds` times.
+fn yields_and_parks_of_an_idle_worker_beside_a_busy_one(
     os_yield_after: Option<Duration>,
     rounds: usize,
-    stop_at_first: bool,
-) -> u64 {
+) -> (u64, u64) {
     let rt = rt::Builder::new_multi_thread()
         .worker_threads(2)
         .os_yield_after(os_yield_after)
@@ -89,38 +88,42 @@ fn yields_of_an_idle_worker_beside_a_busy_one(
         let m = rt.metrics().snapshot();
         m.worker_poll_count(0) + m.worker_poll_count(1)
     };
-    let yields = || {
+    let parks = || {
         let m = rt.metrics().snapshot();
-        m.worker_os_yield_count(0) + m.worker_os_yield_count(1)
+        m.worker_park_count(0) + m.worker_park_count(1)
     };
     while polls() < 1000 {
         std::thread::yield_now();
     }
+    let parks_before = parks();
     for _ in 0..rounds {
         rt.block_on(rt.spawn(async {})).unwrap();
-        if stop_at_first && yields() > 0 {
-            break;
-        }
         std::thread::sleep(Duration::from_millis(1));
     }
+    let parked = parks() - parks_before;
     stop.store(true, Ordering::Relaxed);
     rt.block_on(busy).unwrap();
-    yields()
+    let m = rt.metrics().snapshot();
+    (
+        m.worker_os_yield_count(0) + m.worker_os_yield_count(1),
+        parked,
+    )
 }
 
 #[test]
-fn an_idle_worker_yields_once_before_parking_while_another_runs() {
-    // Up to 5,000 rounds (over 5 s); the first almost always yields.
-    let yields =
-        yields_of_an_idle_worker_beside_a_busy_one(Some(Duration::from_secs(3600)), 5_000, true);
-    assert!(
-        yields > 0,
-        "an idle worker parked beside a busy one without yielding first"
+fn an_idle_worker_parks_without_yielding_while_another_runs() {
+    let (yields, parks) =
+        yields_and_parks_of_an_idle_worker_beside_a_busy_one(Some(Duration::from_secs(3600)), 50);
+    assert!(parks > 0, "the idle worker never parked");
+    assert_eq!(
+        yields, 0,
+        "an idle worker beside a busy one yielded before parking"
     );
 }
 
 #[test]
 fn no_yield_before_parking_when_turned_off() {
-    let yields = yields_of_an_idle_worker_beside_a_busy_one(None, 50, false);
+    let (yields, parks) = yields_and_parks_of_an_idle_worker_beside_a_busy_one(None, 50);
+    assert!(parks > 0, "the idle worker never parked");
     assert_eq!(yields, 0, "yielded before parking although yielding is off");
 }

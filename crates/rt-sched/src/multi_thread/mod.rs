@@ -77,22 +77,12 @@
 //! CPU share). On this machine it took the p99 latency of hyper at 50 connections from 1.2–1.3×
 //! tokio's to about 0.85× (`docs/BENCHMARKS.md`); tokio does not yield.
 //!
-//! With yielding on, a worker that runs out of work while another worker runs also gives its
-//! CPU away once before it parks, and then looks for work once more (`yield_before_park`;
-//! again only after it has run a task since). On a busy machine the threads that feed it — a
-//! loopback client, the other worker — get the CPU now rather than when the worker blocks,
-//! and the work they make is there at the second look: no park and unpark (15–20 µs) for it,
-//! and no wake-up that preempts the client at a random point. This one is a 25 µs sleep on
-//! the worker's parker (an unpark ends it), not `sched_yield`: Linux's EEVDF answers a yield
-//! by moving the yielder's virtual deadline a whole slice later, after which every wake-up of
-//! a neighbour on that CPU preempts it, so a hyper server's workers are switched out while
-//! runnable about four times as often, and one of them ends up with most of the connections.
-//! The sleep leaves the deadline alone and lets the requests of the next round gather. The
-//! cost: IO for this worker waits up to 25 µs once per stretch without tasks, and only while
-//! another worker is busy. The hyper hello-world at 50 connections (`scripts/http-prof.py`,
-//! `docs/BENCHMARKS.md`) shows the gain in p99 and requests/s. A substitute (`block_in_place`)
-//! still yields: its lender may want
-//! the context back any moment.
+//! A worker that runs out of work parks at once. A pause before the park pays only when work
+//! arrives during it; where the next work comes from threads the pause does not help (a
+//! database's own threads, a client on another core), it is a timer wake-up for nothing. A
+//! substitute (`block_in_place`) out of work while another worker runs yields once before it
+//! parks (`yield_before_park`): its lender may want the context back any moment, and a yield
+//! notices that sooner than a park and unpark.
 //!
 //! # `block_in_place`: lending a worker to a substitute thread
 //!

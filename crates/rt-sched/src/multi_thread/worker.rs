@@ -59,7 +59,7 @@ pub(crate) struct WorkerContext {
     /// When this worker last took a break from running tasks: woke from a park, or yielded
     /// its CPU (`maybe_yield_cpu`, `yield_before_park`).
     last_break: Cell<std::time::Instant>,
-    /// Whether this worker has yielded its CPU since it last ran a task
+    /// Whether this substitute has yielded its CPU since it last ran a task
     /// (`yield_before_park`: once per stretch out of work).
     yielded_idle: Cell<bool>,
     /// A task woke itself during its poll (a yield: `yield_now`, a spent budget) and its shard

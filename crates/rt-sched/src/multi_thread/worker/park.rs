@@ -1,10 +1,10 @@
 //! The idle side of a worker: parking (on its parker or in the IO driver), watching the shards
-//! of busy workers, and the short pause before a park.
+//! of busy workers, and a substitute's yield before a park.
 
 use std::time::Duration;
 
 use super::*;
-use crate::tuning::{OWN_SHARD_TRIES, PAUSE_SLACK, PRE_PARK_PAUSE, TRIM_AFTER, WATCH_INTERVAL};
+use crate::tuning::{OWN_SHARD_TRIES, TRIM_AFTER, WATCH_INTERVAL};
 
 impl WorkerContext {
     pub(super) fn park(&self, parker: &Parker) {
@@ -285,16 +285,16 @@ impl WorkerContext {
         }
     }
 
-    /// Out of work, before parking: if another worker is running, gives this thread's CPU to
-    /// the OS once (per stretch without tasks) by sleeping `PRE_PARK_PAUSE`, and returns true,
-    /// for the caller to look for work again before it parks ("Yielding the CPU" in the module
-    /// docs). Off when `os_yield_after` is `None`. A searcher leaves that state first (idle
-    /// rule 3 as for a park): a sleeping worker is not looking, so work that arrives meanwhile
-    /// may wake a parked one. Not under loom: like the spin between steal rounds, it only
-    /// delays the park (the look after it is the one before it again), and the model would
-    /// explore it for nothing.
+    /// A substitute (`block_in_place`) out of work, before it parks, while another worker
+    /// runs: gives its CPU to the OS once (per stretch without tasks) and returns true, for the
+    /// caller to look for work again before it parks. Its lender may want the context back any
+    /// moment, and a yield notices that sooner than a park and unpark. A worker parks at once:
+    /// a pause before the park ("Yielding the CPU" in the module docs) is a timer wake-up that
+    /// finds nothing wherever the next work comes from threads it does not help. Off when
+    /// `os_yield_after` is `None`. Not under loom: it only delays the park.
     pub(super) fn yield_before_park(&self) -> bool {
         if cfg!(loom)
+            || self.reclaim.get().is_null()
             || self.yielded_idle.get()
             || self.shared().os_yield_after.is_none()
             || !self.others_busy()
@@ -302,19 +302,7 @@ impl WorkerContext {
             return false;
         }
         self.yielded_idle.set(true);
-        if !self.reclaim.get().is_null() {
-            // A substitute: its lender may want the context back any moment, and a yield
-            // notices that sooner than a woken sleep (`block_in_place` 26 against 30 µs).
-            rt_core::sync::thread::yield_now();
-        } else {
-            if self.is_searching.replace(false)
-                && self.shared().idle.transition_worker_from_searching()
-                    == LeftSearching::WasLastSearcher
-            {
-                self.shared().notify_if_work_pending();
-            }
-            pause(&self.parker, PRE_PARK_PAUSE);
-        }
+        rt_core::sync::thread::yield_now();
         self.counters().os_yield();
         self.last_break.set(std::time::Instant::now());
         true
@@ -328,35 +316,6 @@ impl WorkerContext {
             .as_ref()
             .is_some_and(|driver| driver.try_drive(self.shard, Some(Duration::ZERO), &|| false))
     }
-}
-
-/// Sleeps for `d` (give or take `PAUSE_SLACK`) on the worker's parker: the thread leaves its
-/// CPU to whatever else is runnable there, or to idleness, for that long. An unpark ends it
-/// early: a reclaim of a lent context and a shutdown wake the worker wherever it sleeps, and
-/// its loop checks both after the pause (an unpark meant for nothing else is harmless: a park
-/// re-checks the sleepers list).
-///
-/// Not `sched_yield`: under Linux's EEVDF a yield pushes the yielder's virtual deadline a whole
-/// slice later, after which every wake-up of another thread on that CPU preempts it: a hyper
-/// server's workers are switched out while runnable about four times as often with the yield
-/// (`scripts/http-prof.py`, context switches per request). A sleep leaves the
-/// deadline alone, and the work that gathers meanwhile is found in one look.
-fn pause(parker: &Parker, d: Duration) {
-    rt_core::sync::thread_local! {
-        static SLACK_SET: Cell<bool> = const { Cell::new(false) };
-    }
-    if !SLACK_SET.with(|s| s.replace(true)) {
-        // SAFETY: PR_SET_TIMERSLACK takes one integer argument (nanoseconds) and changes only
-        // the calling thread's timer slack; no pointer is passed. A failure leaves the default
-        // slack, which only lengthens the pause.
-        unsafe {
-            libc::prctl(
-                libc::PR_SET_TIMERSLACK,
-                PAUSE_SLACK.as_nanos() as libc::c_ulong,
-            );
-        }
-    }
-    parker.park_timeout(d);
 }
 
 /// Marks a worker as parked and turning its driver (`WorkerContext::parked_turn`) for the
