@@ -97,13 +97,17 @@ fn sleep_and_timeout_of_duration_max_are_thirty_years() {
         assert!(s.deadline() >= before + THIRTY_YEARS && s.deadline() <= after + THIRTY_YEARS);
         // A future that is ready wins over any deadline.
         assert_eq!(timeout(Duration::MAX, async { 7 }).await, Ok(7));
-        // `Sleep::reset` to the far deadline a `Duration::MAX` sleep has keeps it pending.
+        // `Sleep::reset` of a registered sleep to the far deadline a `Duration::MAX` sleep has
+        // keeps it pending: a deadline that wrapped to the past or near would fire by the end of
+        // the 2 ms sleep below. (The sleep reset is an hour long, not shorter: a thread
+        // descheduled past a short one between its poll and the reset would see it fire.)
         let (count, waker) = CountingWaker::new();
-        let mut short = Box::pin(sleep(Duration::from_millis(1)));
-        assert_eq!(poll_with(&mut short, &waker), Poll::Pending);
-        short.as_mut().reset(s.deadline());
+        let mut long = Box::pin(sleep(Duration::from_secs(3600)));
+        assert_eq!(poll_with(&mut long, &waker), Poll::Pending);
+        long.as_mut().reset(s.deadline());
+        assert_eq!(long.deadline(), s.deadline());
         sleep(Duration::from_millis(2)).await;
-        assert_eq!(poll_with(&mut short, &waker), Poll::Pending);
+        assert_eq!(poll_with(&mut long, &waker), Poll::Pending);
         assert_eq!(count.wakes(), 0);
     });
 }

@@ -7,7 +7,7 @@ mod time_support;
 use std::time::Duration;
 
 use rt::time::{sleep, Instant};
-use time_support::{poll_with, CountingWaker};
+use time_support::{pending_sleep, poll_with, CountingWaker};
 
 #[test]
 fn an_entry_from_a_dropped_sleep_wakes_only_its_new_owner() {
@@ -26,8 +26,7 @@ fn an_entry_from_a_dropped_sleep_wakes_only_its_new_owner() {
             );
 
             let (new, new_waker) = CountingWaker::new();
-            let mut next = Box::pin(sleep(Duration::from_micros(300)));
-            assert!(poll_with(&mut next, &new_waker).is_pending());
+            let next = pending_sleep(Duration::from_micros(300), &new_waker);
             assert!(
                 time_support::settle(|| new.wakes() == 1).await,
                 "the new owner was never woken"
@@ -47,19 +46,17 @@ fn an_entry_from_a_completed_sleep_starts_unfired() {
             // Completes through the wheel (registered, fired), so its entry goes back to the
             // thread's cache.
             sleep(Duration::from_micros(100)).await;
-            let start = Instant::now();
-            let mut next = Box::pin(sleep(Duration::from_millis(2)));
             let (count, waker) = CountingWaker::new();
+            // Fails if the first poll finds the sleep complete before its deadline.
+            let next = pending_sleep(Duration::from_millis(2), &waker);
+            // Another worker fires it once its deadline has passed, not before.
             assert!(
-                poll_with(&mut next, &waker).is_pending(),
-                "a fresh sleep completed at once"
-            );
-            assert!(
-                !next.is_elapsed(),
+                !next.is_elapsed() || Instant::now() >= next.deadline(),
                 "a fresh sleep's entry was already fired"
             );
+            let deadline = next.deadline();
             next.await;
-            assert!(Instant::now() >= start + Duration::from_millis(2), "early");
+            assert!(Instant::now() >= deadline, "early");
             drop(waker);
             assert!(
                 time_support::settle(|| std::sync::Arc::strong_count(&count) == 1).await,

@@ -51,9 +51,19 @@ fn a_panicking_waker_on_a_timer_does_not_stop_the_timers() {
     for (flavor, rt) in runtimes() {
         deadline(move || {
             rt.block_on(async {
-                let (waker, called) = PanickingWaker::waker();
-                let mut sleep = Box::pin(rt::time::sleep(Duration::from_millis(1)));
-                poll_pending(sleep.as_mut(), &waker);
+                // A thread descheduled for over a millisecond finds the sleep due at its first
+                // poll (no waker registered): then take a new one, the test is about the wake.
+                let (called, sleep) = loop {
+                    let (waker, called) = PanickingWaker::waker();
+                    let mut sleep = Box::pin(rt::time::sleep(Duration::from_millis(1)));
+                    if sleep
+                        .as_mut()
+                        .poll(&mut Context::from_waker(&waker))
+                        .is_pending()
+                    {
+                        break (called, sleep);
+                    }
+                };
                 // The wheel fires the sleep and calls the waker, which panics.
                 called.await.unwrap();
                 // The entry is not left mid-wake: dropping the sleep returns.

@@ -1,12 +1,12 @@
-//! A stalled worker's other work is not held hostage: a task blocks its worker's thread for
-//! 2 s (`std::thread::sleep`) on a 2-worker runtime, and while it sleeps the work only that
-//! worker holds still runs, served by the take-over thread: a task it spawned into its LIFO
-//! slot, tasks in its local queue, a timer registered from it, and an echo connection accepted
-//! on it (its events arrive on that worker's reactor shard).
+//! A stalled worker's other work is not held hostage: a task blocks its worker's thread
+//! (`std::thread::sleep` in a loop) on a 2-worker runtime until the work only that worker holds
+//! has run, served by the take-over thread: a task it spawned into its LIFO slot, tasks in its
+//! local queue, a timer registered from it, and an echo connection accepted on it (its events
+//! arrive on that worker's reactor shard).
 //!
-//! Nothing is timed: when the sleeping task wakes up, it checks that all of them have already
-//! finished. With `stall_threshold(None)` the LIFO task and the echo wait for the sleep to end,
-//! and the check fails. The receive timeouts only turn a hang into a failure.
+//! Nothing is timed: the blocking task waits for all of them to finish. With
+//! `stall_threshold(None)` the LIFO task and the echo wait for the blocked worker, so the wait
+//! reaches its 60 s limit and the check fails. The limits only turn a hang into a failure.
 
 use std::future::Future;
 use std::io::{Read, Write};
@@ -14,7 +14,7 @@ use std::io::{Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::task::Poll;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 const DEADLOCK: Duration = Duration::from_secs(60);
 
@@ -51,13 +51,18 @@ fn stalled_workers_tasks_timer_and_socket_progress() {
             });
             // Accepted here: the stream registers on this worker's shard.
             let (mut stream, _) = listener.accept().await.unwrap();
-            // A timer registered from this worker (polled once here), awaited by a task.
-            let mut sleep = Box::pin(rt::time::sleep(Duration::from_millis(20)));
-            std::future::poll_fn(|cx| {
-                assert!(sleep.as_mut().poll(cx).is_pending());
-                Poll::Ready(())
-            })
-            .await;
+            // A timer registered from this worker (polled once here), awaited by a task. A
+            // worker descheduled for 20 ms finds the sleep due at its first poll (nothing
+            // registered): then take a new one.
+            let sleep = loop {
+                let mut sleep = Box::pin(rt::time::sleep(Duration::from_millis(20)));
+                let pending =
+                    std::future::poll_fn(|cx| Poll::Ready(sleep.as_mut().poll(cx).is_pending()))
+                        .await;
+                if pending {
+                    break sleep;
+                }
+            };
             let dd = d.clone();
             rt::spawn(async move {
                 sleep.await;
@@ -77,15 +82,20 @@ fn stalled_workers_tasks_timer_and_socket_progress() {
                 echoed_rx.recv_timeout(DEADLOCK).unwrap();
                 dd.echo.store(true, Ordering::SeqCst);
             });
-            // Block this worker.
-            std::thread::sleep(Duration::from_secs(2));
-            let seen = [
-                d.queued.load(Ordering::SeqCst),
-                d.timer.load(Ordering::SeqCst),
-                d.lifo.load(Ordering::SeqCst),
-                d.echo.load(Ordering::SeqCst),
-            ];
-            (seen, client)
+            // Block this worker until all four have finished (or the deadlock limit passed).
+            let seen = || {
+                [
+                    d.queued.load(Ordering::SeqCst),
+                    d.timer.load(Ordering::SeqCst),
+                    d.lifo.load(Ordering::SeqCst),
+                    d.echo.load(Ordering::SeqCst),
+                ]
+            };
+            let limit = Instant::now() + DEADLOCK;
+            while seen() != [true; 4] && Instant::now() < limit {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            (seen(), client)
         })
         .await
         .unwrap()

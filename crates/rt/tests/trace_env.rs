@@ -19,11 +19,11 @@ async fn traced_main() -> u64 {
 #[test]
 fn rt_trace_writes_one_file_per_runtime() {
     let path = temp_path("env.json");
-    let second = temp_path("env.1.json");
+    let second = path.sibling("env.1.json");
     let _ = std::fs::remove_file(&path);
     let _ = std::fs::remove_file(&second);
     // This binary has this one test, so no other thread reads the environment meanwhile.
-    std::env::set_var("RT_TRACE", &path);
+    std::env::set_var("RT_TRACE", path.as_os_str());
     assert_eq!(traced_main(), 42);
     let first = Trace::check(&path);
     let polls: Vec<_> = first

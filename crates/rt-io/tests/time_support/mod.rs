@@ -9,7 +9,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 
-use rt::time::Sleep;
+use std::time::Duration;
+
+use rt::time::{Instant, Sleep};
 
 /// A multi-thread runtime with 2 workers.
 pub fn runtime() -> rt::Runtime {
@@ -51,6 +53,23 @@ impl Wake for CountingWaker {
 /// Polls `sleep` once with `waker` (boxed: a `Sleep` is `!Unpin`, and the tests drop theirs).
 pub fn poll_with(sleep: &mut Pin<Box<Sleep>>, waker: &Waker) -> Poll<()> {
     sleep.as_mut().poll(&mut Context::from_waker(waker))
+}
+
+/// A new sleep of `d`, polled once with `waker` and found pending (so registered with the
+/// driver). A thread descheduled for longer than `d` between taking a sleep and polling it finds
+/// it due and registers nothing; that is no failure, so a new sleep is taken then. A sleep found
+/// complete before its deadline fails the test.
+pub fn pending_sleep(d: Duration, waker: &Waker) -> Pin<Box<Sleep>> {
+    loop {
+        let mut s = Box::pin(rt::time::sleep(d));
+        if poll_with(&mut s, waker).is_pending() {
+            return s;
+        }
+        assert!(
+            Instant::now() >= s.deadline(),
+            "a fresh sleep completed before its deadline"
+        );
+    }
 }
 
 /// Polls all `sleeps` in one task until all completed; returns, for each, the number of the wake-up

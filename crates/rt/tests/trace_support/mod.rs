@@ -3,14 +3,61 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
 
-/// A fresh path in the temp dir for one test's trace.
-pub fn temp_path(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rt-trace-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+/// A path named `name` in a new directory of its own under the temp dir, for one test's
+/// trace; the directory goes when this drops. The directory's name is unique to this call (the
+/// process id, the time and a count), so a directory another run left behind (with the same
+/// process id, perhaps another user's) is never reused.
+pub fn temp_path(name: &str) -> TempPath {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let dir = std::env::temp_dir().join(format!(
+        "rt-trace-{}-{nanos}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir(&dir).unwrap();
+    let path = dir.join(name);
+    TempPath { dir, path }
+}
+
+/// [`temp_path`]'s path; removes its directory when dropped.
+pub struct TempPath {
+    dir: PathBuf,
+    path: PathBuf,
+}
+
+impl TempPath {
+    /// Another file's path in the same directory.
+    pub fn sibling(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+}
+
+impl std::ops::Deref for TempPath {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<Path> for TempPath {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for TempPath {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
 }
 
 /// A parsed trace.
