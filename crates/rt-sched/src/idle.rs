@@ -213,19 +213,38 @@ impl Idle {
     #[inline]
     #[must_use]
     pub(crate) fn notify_should_wakeup(&self) -> bool {
+        self.should_wake_below(self.max_awake)
+    }
+
+    /// Nobody searches and fewer than `cap` (at most `num_workers`: below it, some worker
+    /// sleeps) workers are unparked.
+    #[inline]
+    fn should_wake_below(&self, cap: usize) -> bool {
         fence(SeqCst);
         let c = self.counts();
-        // `max_awake` ≤ `num_workers`: below it, some worker sleeps.
-        c.num_searching() == 0 && c.num_unparked() < self.max_awake
+        c.num_searching() == 0 && c.num_unparked() < cap
     }
 
     /// Picks a sleeper to wake (it comes back searching), or none if waking is not needed.
     pub(crate) fn worker_to_notify(&self) -> Notify {
-        if !self.notify_should_wakeup() {
+        self.pick_sleeper(|| self.notify_should_wakeup())
+    }
+
+    /// As [`Idle::worker_to_notify`], past the `max_awake` cap: for work that only a sleeper can
+    /// reach while an awake worker is stalled in a task (`multi_thread`'s take-over rule S4).
+    /// An extra wake is always safe: the woken worker searches and parks again (rule 5 still
+    /// holds: a park that takes the count from `max_awake` to `max_awake - 1` re-checks).
+    pub(crate) fn worker_to_notify_past_cap(&self) -> Notify {
+        self.pick_sleeper(|| self.should_wake_below(self.num_workers))
+    }
+
+    /// Takes a sleeper off the list if `should` holds before and after taking the list's lock.
+    fn pick_sleeper(&self, should: impl Fn() -> bool) -> Notify {
+        if !should() {
             return Notify::NotNeeded;
         }
         let mut sleepers = self.sleepers.lock().unwrap();
-        if !self.notify_should_wakeup() {
+        if !should() {
             return Notify::NotNeeded;
         }
         let Some(idx) = sleepers.pop() else {
@@ -399,5 +418,17 @@ mod tests {
         assert!(!idle.notify_should_wakeup());
         assert!(park(&idle, 0), "1 -> 0 unparked: leaves the cap, re-checks");
         assert!(idle.notify_should_wakeup());
+    }
+
+    #[test]
+    fn a_wake_past_the_cap_takes_a_sleeper_at_the_cap_but_not_beside_a_searcher() {
+        let idle = Idle::new(2, 1);
+        assert!(!park(&idle, 1), "2 -> 1 unparked: at the cap, no re-check");
+        // Worker 0 is awake (stalled in a task, say): at the cap, a notify wakes nobody.
+        assert_eq!(idle.worker_to_notify(), Notify::NotNeeded);
+        assert_eq!(idle.worker_to_notify_past_cap(), Notify::Worker(1));
+        assert_eq!(idle.num_unparked(), 2);
+        // Worker 1 came back searching; no one is left to wake anyway.
+        assert_eq!(idle.worker_to_notify_past_cap(), Notify::NotNeeded);
     }
 }

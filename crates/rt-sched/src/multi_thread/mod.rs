@@ -51,7 +51,7 @@
 //! stalled poll. With stall detection on, the monitor reports it (naming its priority) and the
 //! take-over serves the worker's LIFO slot, its normal queue, the injector and its IO shard
 //! ("Stalls" below, rules S2 and S3) — never background work, which waits for the worker (or
-//! for another worker's steal): a substitute stuck in a second background loop would leave
+//! for another worker's steal, rule S4): a substitute stuck in a second background loop would leave
 //! nobody to serve the normal work. So the worker's latency-sensitive tasks move on after the
 //! stall threshold, served by the substitute thread, which shares the CPUs with the stalled
 //! one (`benches/priority.rs` measures it).
@@ -150,11 +150,16 @@
 //! S3. With nothing to run, the substitute drives the stalled worker's shard (its sockets'
 //!     events and its timers) for at most 1 ms at a time, giving it up early when the slot or
 //!     the queue gets a task, then looks again: a spawn into the LIFO slot wakes nobody.
-//! S4. It stops when the worker's stamp moves (the stalled poll returned) or at shutdown,
+//! S4. Background work queued on the stalled worker is not the substitute's: another worker
+//!     steals it. With nothing else to run, the substitute wakes a parked worker for it if
+//!     nobody is searching, past the awake cap (`idle.rs`, `max_awake`: the stalled worker
+//!     counts as awake, so with as many CPUs as awake workers no notify would wake one), at
+//!     most once per look (every 1 ms while the work stays queued).
+//! S5. It stops when the worker's stamp moves (the stalled poll returned) or at shutdown,
 //!     and parks on its condvar until the next stall of that worker; one substitute per
 //!     worker, started at that worker's first stall. The monitor marks the take-over over
 //!     when it sees the stamp move, and reports the stall's end.
-//! S5. `LocalSet` tasks are not taken over: they never leave their thread.
+//! S6. `LocalSet` tasks are not taken over: they never leave their thread.
 
 mod lend;
 mod running;
@@ -745,6 +750,15 @@ impl Shared {
     /// Wakes one sleeping worker if nobody is searching (idle rule 1).
     fn notify_parked(&self) {
         if let Notify::Worker(i) = self.idle.worker_to_notify() {
+            self.counters[i].unpark();
+            self.unpark_worker(i);
+        }
+    }
+
+    /// Wakes a parked worker if nobody is searching, even with `max_awake` workers awake
+    /// (take-over rule S4).
+    fn notify_parked_past_cap(&self) {
+        if let Notify::Worker(i) = self.idle.worker_to_notify_past_cap() {
             self.counters[i].unpark();
             self.unpark_worker(i);
         }

@@ -208,6 +208,10 @@ fn serve(shared: &Shared, sub: &Substitute, i: usize, stamp: StampSample) {
             task.run();
             continue;
         }
+        // Rule S4: the stalled worker's background work, for another worker to steal.
+        if shared.has_background() && !shared.bg_stealers[i].is_empty() {
+            shared.notify_parked_past_cap();
+        }
         // Rule S3: the stalled worker's IO and timers.
         let drove = shared.owns_shard()
             && shared.io_driver.as_ref().is_some_and(|d| {
