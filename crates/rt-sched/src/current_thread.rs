@@ -320,19 +320,18 @@ impl CurrentThread {
         let Some(stall) = &shared.stall else {
             return;
         };
-        let mut first = false;
-        let watch = shared.watched.get_or_init(|| {
-            first = true;
-            Arc::new(Watch {
-                stamp: shared.stamp.clone(),
-                stall: stall.clone(),
-                trace: shared.trace.as_ref().map(Arc::downgrade),
-            })
-        });
-        if !first {
+        if shared.watched.get().is_some() {
             return;
         }
-        let weak: std::sync::Weak<Watch> = Arc::downgrade(watch);
+        let watch = Arc::new(Watch {
+            stamp: shared.stamp.clone(),
+            stall: stall.clone(),
+            trace: shared.trace.as_ref().map(Arc::downgrade),
+        });
+        let weak: std::sync::Weak<Watch> = Arc::downgrade(&watch);
+        if shared.watched.set(watch).is_err() {
+            return; // another `block_on` thread handed it over first
+        }
         if let Err(e) = crate::stall::watch(weak as std::sync::Weak<dyn crate::stall::Watched>) {
             tracing::warn!(error = %e, "rt: could not start the stall monitor thread");
         }
