@@ -173,9 +173,7 @@ impl WorkerCounters {
     /// the values the scheduler keeps elsewhere (polls, queue depth, reactor counts).
     fn read(&self, value: WorkerValue) -> Option<u64> {
         let c = match value {
-            WorkerValue::LocalSchedules => {
-                return Some(self.local_schedules.load(Relaxed) + self.spawns.load(Relaxed))
-            }
+            WorkerValue::LocalSchedules => return Some(self.local_schedules()),
             WorkerValue::Steals => &self.steals,
             WorkerValue::StealOperations => &self.steal_operations,
             WorkerValue::Parks => &self.parks,
@@ -192,13 +190,17 @@ impl WorkerCounters {
         Some(c.load(Relaxed))
     }
 
+    /// Local schedules so far. A spawn on the worker is a local schedule too, counted once, as
+    /// a spawn (one counter on the spawn path, not two).
+    fn local_schedules(&self) -> u64 {
+        self.local_schedules.load(Relaxed) + self.spawns.load(Relaxed)
+    }
+
     fn snapshot(&self) -> WorkerMetrics {
         WorkerMetrics {
             // `polls` is the worker's poll stamp's (`crate::stall::PollStamp::polls`): the
             // scheduler fills it in.
-            // A spawn on the worker is a local schedule too, counted once, as a spawn (one
-            // counter on the spawn path, not two).
-            local_schedules: self.local_schedules.load(Relaxed) + self.spawns.load(Relaxed),
+            local_schedules: self.local_schedules(),
             remote_schedules: self.remote_schedules.load(Relaxed),
             steals: self.steals.load(Relaxed),
             steal_operations: self.steal_operations.load(Relaxed),

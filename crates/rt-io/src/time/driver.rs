@@ -162,8 +162,12 @@ impl std::ops::DerefMut for LockedGuard<'_> {
 
 impl Drop for LockedGuard<'_> {
     fn drop(&mut self) {
-        self.pending
-            .store(self.guard.wheel.len() > 0, Ordering::Relaxed);
+        // Written only when it changes: idle workers read it, and a store on every release
+        // would take the line from them each time.
+        let pending = self.guard.wheel.len() > 0;
+        if self.pending.load(Ordering::Relaxed) != pending {
+            self.pending.store(pending, Ordering::Relaxed);
+        }
     }
 }
 

@@ -172,17 +172,20 @@ impl WorkerContext {
 
     /// Whether some other worker is running (not parked).
     fn others_busy(&self) -> bool {
-        let shared = self.shared();
-        (0..shared.stealers.len()).any(|i| i != self.index && !shared.idle.is_parked(i))
+        self.others_busy_where(|_| true)
     }
 
     /// Whether some other worker is running with a shard that may have events
     /// (`IoDriver::may_have_events`), so those events may go unpolled: then an idle worker
     /// watches (a shard with no sources and no timers delivers nothing to watch for).
     fn others_busy_with_events(&self, driver: &dyn crate::IoDriver) -> bool {
+        self.others_busy_where(|i| driver.may_have_events(i))
+    }
+
+    /// Whether some other worker `i` is running (not parked) and `also(i)` holds.
+    fn others_busy_where(&self, also: impl Fn(usize) -> bool) -> bool {
         let shared = self.shared();
-        (0..shared.stealers.len())
-            .any(|i| i != self.index && !shared.idle.is_parked(i) && driver.may_have_events(i))
+        (0..shared.stealers.len()).any(|i| i != self.index && !shared.idle.is_parked(i) && also(i))
     }
 
     /// Before blocking in our own shard: let IO on a busy worker's shard end the wait
