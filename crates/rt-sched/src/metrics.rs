@@ -661,8 +661,10 @@ pub struct WorkerMetrics {
     /// Tasks in this worker's local queue when the snapshot was taken (gauge; the LIFO slot,
     /// at most one task, is not counted).
     pub(crate) local_queue_depth: usize,
-    /// Turns of this worker's IO reactor shard, by any thread (count; 0 with
-    /// `Builder::reactor_thread(true)`, whose reactor has one shard of its own).
+    /// Turns of IO reactor shard `i` for worker `i`, by any thread (count). The workers share
+    /// one shard by default (`Builder::reactor_shards`): then worker 0's figure is the shared
+    /// poll's and the others' are 0. 0 with `Builder::reactor_thread(true)`, whose reactor has
+    /// one shard of its own.
     pub(crate) reactor_turns: u64,
     /// IO readiness events those turns delivered (count; wake-ups and timer ticks not included).
     pub(crate) reactor_events: u64,
@@ -749,8 +751,10 @@ impl WorkerMetrics {
         self.local_queue_depth
     }
 
-    /// Turns of this worker's IO reactor shard, by any thread (count; 0 with
-    /// `Builder::reactor_thread(true)`, whose reactor has one shard of its own).
+    /// Turns of IO reactor shard `i` for worker `i`, by any thread (count). The workers share
+    /// one shard by default (`Builder::reactor_shards`): then worker 0's figure is the shared
+    /// poll's and the others' are 0. 0 with `Builder::reactor_thread(true)`, whose reactor has
+    /// one shard of its own.
     pub fn reactor_turns(&self) -> u64 {
         self.reactor_turns
     }

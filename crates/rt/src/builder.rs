@@ -46,6 +46,8 @@ pub struct Builder {
     keep_alive: Duration,
     frame_pool: bool,
     reactor_thread: bool,
+    /// `reactor_shards` (`None`: one poll shared by the workers).
+    reactor_shards: Option<usize>,
     /// `max_io_events_per_tick`, `max_io_events_per_busy_tick` (`None`: as the first).
     max_io_events_per_tick: usize,
     max_io_events_per_busy_tick: Option<usize>,
@@ -82,6 +84,7 @@ impl std::fmt::Debug for Builder {
             .field("keep_alive", &self.keep_alive)
             .field("frame_pool", &self.frame_pool)
             .field("reactor_thread", &self.reactor_thread)
+            .field("reactor_shards", &self.reactor_shards)
             .field("max_io_events_per_tick", &self.max_io_events_per_tick)
             .field(
                 "max_io_events_per_busy_tick",
@@ -220,6 +223,7 @@ impl Builder {
             keep_alive: rt_sched::tuning::DEFAULT_KEEP_ALIVE,
             frame_pool: true,
             reactor_thread: false,
+            reactor_shards: None,
             max_io_events_per_tick: rt_io::ReactorConfig::DEFAULT_EVENTS_PER_TICK,
             max_io_events_per_busy_tick: None,
             unhandled_panic: crate::UnhandledPanic::Ignore,
@@ -501,18 +505,68 @@ impl Builder {
     }
 
     /// Where the IO reactor and timers are polled. `false` (the default): by the runtime's own
-    /// threads, each worker with a poll (a reactor *shard*) of its own — it polls it between
-    /// tasks and blocks in it when idle, the sources it creates register there, and a source
-    /// whose task keeps running on another worker moves along. An event then wakes its task on
-    /// the worker that ran it, with no hop between threads, and a connection stays on one core
-    /// (tokio shares one poll among its workers; ours measured faster on the TCP echo bench).
-    /// `true`: one poll on a dedicated `rt-io` thread, which keeps IO latency independent of
-    /// how busy the workers are at the cost of a thread hop per event (the TCP echo of
-    /// `benches/net.rs` takes about a third longer; `docs/BENCHMARKS.md`).
+    /// workers, with no thread of its own. An idle worker blocks in the poll, takes the events
+    /// of every connection in one `epoll_wait` and runs the tasks they wake, and a busy one
+    /// polls it between tasks; a worker that finds the poll taken parks until there is work
+    /// (tokio's shared driver; see [`Builder::reactor_shards`] for a poll per worker). `true`:
+    /// one poll on a dedicated `rt-io` thread, which keeps IO latency independent of how busy
+    /// the workers are at the cost of a thread hop per event (the TCP echo of `benches/net.rs`
+    /// takes about a third longer; `docs/BENCHMARKS.md`).
     ///
     /// Flavours: both.
     pub fn reactor_thread(&mut self, dedicated: bool) -> &mut Builder {
         self.reactor_thread = dedicated;
+        self
+    }
+
+    /// How many polls (reactor *shards*, epoll instances) the workers of a multi-thread runtime
+    /// drive: 1 (the default) or up to one per worker; larger values count as one per worker.
+    ///
+    /// With one, the workers share it as tokio's do (see [`Builder::reactor_thread`]). With one
+    /// per worker, each worker polls its own between tasks and blocks in it when idle, the
+    /// sources it creates register there (an accepted connection on the shard of the worker on
+    /// its packets' CPU), and a source whose task keeps running on another worker moves along:
+    /// an event wakes its task on the worker that ran it, with no hop between threads.
+    ///
+    /// Which to choose: a shared poll costs less CPU per request for a server under load from
+    /// other processes, since one thread's `epoll_wait` takes every connection's events and the
+    /// other workers wake only when there is work to share; a poll per worker is faster when
+    /// both ends of many connections run in the same runtime (the TCP echo of
+    /// `benches/net.rs`). Both measured in `docs/BENCHMARKS.md` ("service cost", `tcp_echo`).
+    ///
+    /// Flavours: multi-thread (a current-thread runtime has one poll); ignored with
+    /// [`Builder::reactor_thread`]`(true)`.
+    ///
+    /// # Panics
+    /// When `shards` is 0.
+    ///
+    /// ```
+    /// let rt = rt::Builder::new_multi_thread().worker_threads(2).reactor_shards(2).build()?;
+    /// let echoed = rt.block_on(async {
+    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await?;
+    ///     let addr = listener.local_addr()?;
+    ///     rt::spawn(async move {
+    ///         let (mut s, _) = listener.accept().await?;
+    ///         let (mut r, mut w) = s.split();
+    ///         rt::io::copy(&mut r, &mut w).await
+    ///     });
+    ///     let mut c = rt::net::TcpStream::connect(addr).await?;
+    ///     use rt::io::{AsyncReadExt, AsyncWriteExt};
+    ///     c.write_all(b"ping").await?;
+    ///     let mut buf = [0; 4];
+    ///     c.read_exact(&mut buf).await?;
+    ///     Ok::<_, std::io::Error>(buf)
+    /// })?;
+    /// assert_eq!(&echoed, b"ping");
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn reactor_shards(&mut self, shards: usize) -> &mut Builder {
+        assert!(
+            shards > 0,
+            "reactor_shards must be at least 1 (1 is one poll shared by the workers)"
+        );
+        self.reactor_shards = Some(shards);
         self
     }
 
@@ -750,8 +804,10 @@ impl Builder {
         let io = if self.reactor_thread {
             rt_io::Driver::start_with(reactor)?
         } else {
-            // One reactor shard per worker (see `rt_io::Driver::start_on_workers`).
-            rt_io::Driver::start_on_workers_with(workers, reactor)?
+            // One poll shared by the workers, or up to one per worker (`reactor_shards`; see
+            // `rt_io::Driver::start_on_workers`).
+            let shards = self.reactor_shards.unwrap_or(1).clamp(1, workers);
+            rt_io::Driver::start_on_workers_with(shards, reactor)?
         };
         // The hooks need the handle, which needs the schedulers: tie the knot through a cell
         // that is filled before any runtime thread starts. It holds a `Weak`: the blocking pool

@@ -34,7 +34,8 @@
 //! (tasks) and `worker_steal_operations`, `worker_park_count`, `worker_unpark_count`,
 //! `worker_total_busy_duration`, `worker_local_queue_depth`, `worker_lifo_hit_count`,
 //! `worker_local_schedule_count`, `worker_reactor_turn_count` and `worker_reactor_event_count`
-//! (the worker's reactor shard); runtime-wide `num_workers`, `num_alive_tasks`,
+//! (reactor shard `i` for worker `i`: with the default shared poll, worker 0's are the poll's
+//! and the others' 0); runtime-wide `num_workers`, `num_alive_tasks`,
 //! `spawned_tasks_count`, `remote_schedule_count`, `global_queue_depth`, `num_blocking_threads`,
 //! `num_idle_blocking_threads`, `blocking_queue_depth` and `io_driver_ready_count`. A snapshot
 //! also has each worker's `WorkerMetrics` (`m.snapshot().workers()[i].polls()`), each

@@ -299,10 +299,11 @@ pub(crate) enum Kind {
 }
 
 /// An async runtime: a scheduler with its threads, a blocking pool, and an IO reactor with its
-/// timers. By default the reactor is split into one shard (one `epoll`) per worker, which that
-/// worker polls between tasks and blocks in when idle; with
-/// [`Builder::reactor_thread(true)`](crate::Builder::reactor_thread) it runs on a dedicated
-/// `rt-io` thread instead.
+/// timers. By default the workers share one poll (one `epoll`): an idle worker blocks in it and
+/// a busy one polls it between tasks; [`Builder::reactor_shards`](crate::Builder::reactor_shards)
+/// gives each worker a poll of its own, and
+/// [`Builder::reactor_thread(true)`](crate::Builder::reactor_thread) runs the reactor on a
+/// dedicated `rt-io` thread instead.
 ///
 /// Dropping it shuts it down: every pending task's future is dropped exactly once and every
 /// thread is joined. `Send + Sync`.

@@ -19,6 +19,7 @@ const DEADLINE: Duration = Duration::from_secs(10);
 fn busy_worker_serves_the_shard_of_a_stuck_worker() {
     let rt = rt::Builder::new_multi_thread()
         .worker_threads(2)
+        .reactor_shards(2)
         .stall_threshold(None)
         .build()
         .unwrap();

@@ -1,8 +1,8 @@
 //! A stalled worker's other work is not held hostage: a task blocks its worker's thread
 //! (`std::thread::sleep` in a loop) on a 2-worker runtime until the work only that worker holds
 //! has run, served by the take-over thread: a task it spawned into its LIFO slot, tasks in its
-//! local queue, a timer registered from it, and an echo connection accepted on it (its events
-//! arrive on that worker's reactor shard).
+//! local queue, a timer registered from it, and an echo connection accepted on it (with a
+//! reactor shard per worker, its events arrive on that worker's shard).
 //!
 //! Nothing is timed: the blocking task waits for all of them to finish. With
 //! `stall_threshold(None)` the LIFO task and the echo wait for the blocked worker, so the wait
@@ -28,8 +28,20 @@ struct Done {
 
 #[test]
 fn stalled_workers_tasks_timer_and_socket_progress() {
+    stalled_worker_with_shards(1);
+}
+
+/// The same with a reactor shard per worker: the echo's events arrive on the stalled worker's
+/// own shard, which only the take-over polls.
+#[test]
+fn stalled_workers_own_shard_progresses() {
+    stalled_worker_with_shards(2);
+}
+
+fn stalled_worker_with_shards(shards: usize) {
     let rt = rt::Builder::new_multi_thread()
         .worker_threads(2)
+        .reactor_shards(shards)
         .stall_threshold(Some(Duration::from_millis(50)))
         .build()
         .unwrap();

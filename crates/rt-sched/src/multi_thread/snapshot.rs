@@ -15,11 +15,11 @@ impl Handle {
         m.live_tasks = shared.owned.len();
         m.injector_depth = shared.injector.len();
         m.stalls = shared.stalls();
-        let io = shared.worker_shards();
+        let io = shared.io_driver.as_deref();
         for (i, w) in m.workers.iter_mut().enumerate() {
             w.polls = shared.stamps[i].polls();
             w.local_queue_depth = shared.stealers[i].len();
-            if let Some(d) = io {
+            if let Some(d) = io.filter(|d| i < d.shards()) {
                 w.reactor_turns = d.turns(i);
                 w.reactor_events = d.events(i);
             }
@@ -34,10 +34,10 @@ impl Shared {
         self.takeover.as_ref().map_or(0, |t| t.stalls())
     }
 
-    /// The IO driver, when each worker has a reactor shard of its own (else the shards are not
-    /// the workers', and the per-worker reactor counts stay 0).
-    fn worker_shards(&self) -> Option<&dyn crate::IoDriver> {
-        self.io_driver.as_deref().filter(|_| self.owns_shard())
+    /// The IO driver, when it has a shard numbered `worker` (shard `i` is worker `i`'s; with
+    /// fewer shards than workers, the others' reactor counts stay 0).
+    fn worker_shards(&self, worker: usize) -> Option<&dyn crate::IoDriver> {
+        self.io_driver.as_deref().filter(|d| worker < d.shards())
     }
 }
 
@@ -54,8 +54,12 @@ impl LiveMetrics for Handle {
         match value {
             WorkerValue::Polls => shared.stamps[worker].polls(),
             WorkerValue::LocalQueueDepth => shared.stealers[worker].len() as u64,
-            WorkerValue::ReactorTurns => shared.worker_shards().map_or(0, |d| d.turns(worker)),
-            WorkerValue::ReactorEvents => shared.worker_shards().map_or(0, |d| d.events(worker)),
+            WorkerValue::ReactorTurns => {
+                shared.worker_shards(worker).map_or(0, |d| d.turns(worker))
+            }
+            WorkerValue::ReactorEvents => {
+                shared.worker_shards(worker).map_or(0, |d| d.events(worker))
+            }
             other => unreachable!("{other:?} is one of the worker's counters"),
         }
     }
