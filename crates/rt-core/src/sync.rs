@@ -163,6 +163,7 @@ mod imp {
     }
 
     impl<T> OnceLock<T> {
+        /// An empty cell (std's `OnceLock::new`).
         pub fn new() -> OnceLock<T> {
             OnceLock {
                 value: AtomicPtr::new(std::ptr::null_mut()),
@@ -170,6 +171,7 @@ mod imp {
             }
         }
 
+        /// The value, once set (std's `OnceLock::get`).
         pub fn get(&self) -> Option<&T> {
             let p = self.value.load(Ordering::Acquire);
             // SAFETY: a non-null pointer was published by `set` (Release, read with Acquire) and
@@ -177,6 +179,7 @@ mod imp {
             unsafe { p.as_ref() }
         }
 
+        /// Sets the value if the cell is empty, else hands `value` back (std's `OnceLock::set`).
         pub fn set(&self, value: T) -> Result<(), T> {
             let new = Box::into_raw(Box::new(value));
             match self.value.compare_exchange(

@@ -83,3 +83,10 @@ pub(crate) const BACKLOG: u32 = 1024;
 /// `docs/BENCHMARKS.md`), and copying 4 KiB that the caller has just written, still in cache,
 /// costs less.
 pub(crate) const SEND_GATHER_MAX: usize = 4096;
+
+/// How many times the timer wheel's lock is tried, with a doubling spin between tries (64
+/// `spin_loop`s at most), before the thread blocks on it (`time/driver.rs`, `lock_spinning`):
+/// about 450 spins in all, a few µs, less than the two context switches a blocked waiter
+/// costs. Set by `timers_10k_remote` (`benches/peers.rs`), where the workers' first polls insert
+/// while another worker's turn fires timers. None under loom: the spins only delay the lock.
+pub(crate) const LOCK_SPINS: u32 = if cfg!(loom) { 0 } else { 12 };

@@ -74,7 +74,7 @@ use super::wheel::{Key, Wheel};
 /// One wheel tick is `2^TICK_SHIFT` ns: 4.096 µs.
 const TICK_SHIFT: u32 = 12;
 
-use crate::tuning::{BUSY_REARM, MAX_LEAD, TIMER_BATCH as BATCH};
+use crate::tuning::{BUSY_REARM, LOCK_SPINS, MAX_LEAD, TIMER_BATCH as BATCH};
 
 /// The panic message of a timer used after its driver shut down. It opens with tokio's sentence,
 /// which ported code matches on.
@@ -621,9 +621,26 @@ impl Timers {
     fn lock(&self) -> LockedGuard<'_> {
         // A panic under this lock leaves the wheel consistent (no user code runs under it).
         LockedGuard {
-            guard: self.locked.lock().unwrap_or_else(|e| e.into_inner()),
+            guard: self.lock_spinning(),
             pending: &self.pending,
         }
+    }
+
+    /// The wheel lock, spinning up to `LOCK_SPINS` tries before blocking: its holds are short
+    /// (a few wheel operations, at most one `timerfd` call), so the holder lets go sooner than
+    /// a sleeping waiter could be woken (a `futex` sleep and wake-up, two context switches).
+    fn lock_spinning(&self) -> MutexGuard<'_, Locked> {
+        for i in 0..LOCK_SPINS {
+            match self.locked.try_lock() {
+                Ok(guard) => return guard,
+                Err(std::sync::TryLockError::Poisoned(e)) => return e.into_inner(),
+                Err(std::sync::TryLockError::WouldBlock) => {}
+            }
+            for _ in 0..(1u32 << i.min(6)) {
+                rt_core::sync::spin_loop();
+            }
+        }
+        self.locked.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// [`TimeHandle::insert`] under the lock; the `bool` says whether to unpark the reactor
