@@ -5,10 +5,11 @@
 //!
 //! - [`Driver::start`]: one shard, driven by a thread of its own named `rt-io`, which the
 //!   driver joins at shutdown.
-//! - [`Driver::start_on_workers`]: one shard per worker of the runtime and no thread: the
-//!   workers drive the shards themselves through the [`WorkerDriver`] that
-//!   [`Driver::worker_driver`] hands the scheduler (each worker its own shard between tasks
-//!   and when idle; any thread may take a turn of a shard nobody is driving).
+//! - [`Driver::start_on_workers`]: one shard that the runtime's workers share, or one per
+//!   worker, and no thread: the workers drive the shards themselves through the
+//!   [`WorkerDriver`] that [`Driver::worker_driver`] hands the scheduler (a shared shard by
+//!   whichever worker takes it; a worker's own shard between tasks and when idle; any thread
+//!   may take a turn of a shard nobody is driving).
 //!
 //! Two tokens are reserved at the top of the token space of every shard; every other token is a
 //! registration's (`slab.rs`):
@@ -64,8 +65,8 @@ impl Driver {
     /// Creates `shards` `mio::Poll`s (at least one) and the timers without a thread of their
     /// own: the runtime's threads drive them through [`Driver::worker_driver`]'s
     /// [`WorkerDriver::try_drive`] (one thread per shard at a time). A multi-thread runtime
-    /// makes one shard per worker; each worker binds its own with
-    /// [`WorkerDriver::bind_thread`].
+    /// makes one shard its workers share, or one per worker (`Builder::reactor_shards`); each
+    /// worker `i` binds shard `i % shards` with [`WorkerDriver::bind_thread`].
     pub fn start_on_workers(shards: usize) -> io::Result<Driver> {
         Driver::start_on_workers_with(shards, ReactorConfig::default())
     }

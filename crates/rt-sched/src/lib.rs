@@ -49,7 +49,9 @@ pub use tuning::{DEFAULT_EVENT_INTERVAL, DEFAULT_GLOBAL_QUEUE_INTERVAL, DEFAULT_
 /// The driver may be split into shards, each polled by one thread at a time. A multi-thread
 /// scheduler with one shard per worker gives worker `i` shard `i` as its own: it blocks there
 /// when idle, and the IO sources created on it register there, so their events wake their
-/// tasks where they ran. Other threads only poll a shard without blocking.
+/// tasks where they ran. Other threads only poll a shard without blocking. With fewer shards
+/// than workers (one, shared, is the facade's default), worker `i` blocks in shard
+/// `i % shards` when no other thread holds it, and parks on its parker otherwise.
 pub trait IoDriver: Send + Sync + 'static {
     /// How many shards there are (at least one).
     fn shards(&self) -> usize {

@@ -780,8 +780,9 @@ impl Builder {
         Ok(crate::runtime::LocalRuntime::from_runtime(rt))
     }
 
-    /// Starts the runtime: its reactor (one shard per worker, or the `rt-io` thread with
-    /// [`Builder::reactor_thread`]), and for multi-thread its workers.
+    /// Starts the runtime: its reactor (one poll the workers share, one per worker with
+    /// [`Builder::reactor_shards`], or the `rt-io` thread with [`Builder::reactor_thread`]),
+    /// and for multi-thread its workers.
     pub fn build(&mut self) -> io::Result<Runtime> {
         self.build_on(None)
     }
