@@ -726,9 +726,12 @@ impl Builder {
     /// Records, per worker, a poll-time histogram and a schedule-latency histogram (time from
     /// a task's spawn or wake to the start of its next poll); default `false`. They cost two
     /// clock reads per poll and a side-table entry per wake, so they are opt-in. Read them
-    /// through [`RuntimeMetrics::poll_time_histogram_bucket_count`] and
-    /// [`RuntimeMetrics::schedule_latency_histogram_bucket_count`] (buckets: see the
+    /// through [`RuntimeMetrics::poll_time_histogram_bucket_count`][poll] and
+    /// [`RuntimeMetrics::schedule_latency_histogram_bucket_count`][latency] (buckets: see the
     /// [`metrics`](crate::metrics) module).
+    ///
+    /// [poll]: crate::metrics::RuntimeMetrics::poll_time_histogram_bucket_count
+    /// [latency]: crate::metrics::RuntimeMetrics::schedule_latency_histogram_bucket_count
     ///
     /// Flavours: multi-thread only; the current-thread flavour ignores it.
     ///
