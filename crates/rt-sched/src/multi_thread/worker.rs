@@ -573,11 +573,13 @@ impl WorkerContext {
             if shared.is_shutdown() {
                 return None;
             }
-            if round == 0 && !polled && self.shard_may_have_events() {
+            if round == 0 && !polled && self.owns_shard && self.shard_may_have_events() {
                 // Before spinning, look for IO and timers that are already due: under network
                 // load the next work is usually sitting in the reactor, and spinning would only
                 // delay it. A shard with no sources and no timers has nothing to look at (the
-                // poll would be a syscall for nothing).
+                // poll would be a syscall for nothing). Only on a shard of our own: a shared
+                // poll is either held by a sibling blocked in it, who takes its events as they
+                // come, or free, and then our park turns it at once.
                 if let Some(t) = self.poll_driver_when_out_of_work() {
                     return Some(t);
                 }
