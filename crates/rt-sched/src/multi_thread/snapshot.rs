@@ -15,11 +15,10 @@ impl Handle {
         m.live_tasks = shared.owned.len();
         m.injector_depth = shared.injector.len();
         m.stalls = shared.stalls();
-        let io = shared.io_driver.as_deref();
         for (i, w) in m.workers.iter_mut().enumerate() {
             w.polls = shared.stamps[i].polls();
             w.local_queue_depth = shared.stealers[i].len();
-            if let Some(d) = io.filter(|d| i < d.shards()) {
+            if let Some(d) = shared.worker_shards(i) {
                 w.reactor_turns = d.turns(i);
                 w.reactor_events = d.events(i);
             }
