@@ -59,7 +59,7 @@ impl Driver {
     /// # Panics
     /// When a limit in `config` is 0.
     pub fn start_with(config: ReactorConfig) -> io::Result<Driver> {
-        Driver::build(true, 1, config)
+        Driver::build(true, 1, 1, config)
     }
 
     /// Creates `shards` `mio::Poll`s (at least one) and the timers without a thread of their
@@ -76,10 +76,30 @@ impl Driver {
     /// # Panics
     /// When a limit in `config` is 0.
     pub fn start_on_workers_with(shards: usize, config: ReactorConfig) -> io::Result<Driver> {
-        Driver::build(false, shards.max(1), config)
+        Driver::start_for_workers(shards, shards, config)
     }
 
-    fn build(own_thread: bool, shards: usize, config: ReactorConfig) -> io::Result<Driver> {
+    /// [`Driver::start_on_workers_with`] for a runtime of `workers` worker threads, which may
+    /// be more than the shards: each worker that binds itself
+    /// ([`WorkerDriver::bind_worker`]) keeps its far-off timers in a stage of its own, off the
+    /// shared wheel, whatever the number of shards (`time/stage.rs`).
+    ///
+    /// # Panics
+    /// When a limit in `config` is 0.
+    pub fn start_for_workers(
+        workers: usize,
+        shards: usize,
+        config: ReactorConfig,
+    ) -> io::Result<Driver> {
+        Driver::build(false, shards.max(1), workers, config)
+    }
+
+    fn build(
+        own_thread: bool,
+        shards: usize,
+        workers: usize,
+        config: ReactorConfig,
+    ) -> io::Result<Driver> {
         assert!(
             config.max_events_per_tick > 0 && config.max_events_per_busy_tick > 0,
             "a reactor turn must take at least one event"
@@ -95,11 +115,13 @@ impl Driver {
             parts.push(Shard::new(registry, waker));
         }
         // Timers live on shard 0: its timerfd, and its waker to make it recompute its timeout.
-        let unpark: std::sync::Arc<dyn Fn() + Send + Sync> = {
-            let waker = parts[0].waker.clone();
-            std::sync::Arc::new(move || {
+        // A worker's stage of far-off timers belongs to its shard, whose waker makes a turn
+        // blocked there read the stage's new hint (`time/stage.rs`, rule 4).
+        let unpark: std::sync::Arc<dyn Fn(usize) + Send + Sync> = {
+            let wakers: Vec<_> = parts.iter().map(|p| p.waker.clone()).collect();
+            std::sync::Arc::new(move |shard: usize| {
                 // Fails only if the poll is gone, and then nobody waits for it.
-                let _ = waker.wake();
+                let _ = wakers[shard].wake();
             })
         };
         if !own_thread && shards > 1 {
@@ -114,7 +136,8 @@ impl Driver {
             }
         }
         let id = crate::handle::next_reactor_id();
-        let time = TimeDriver::new(&parts[0].registry, TIMER_TOKEN, unpark, parts.len(), id)?;
+        let layout = (workers.max(1), parts.len());
+        let time = TimeDriver::new(&parts[0].registry, TIMER_TOKEN, unpark, layout, id)?;
         let handle = Handle::new(Reactor::new(
             id,
             parts.into_boxed_slice(),

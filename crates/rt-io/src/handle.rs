@@ -84,7 +84,30 @@ pub(crate) fn next_reactor_id() -> u64 {
 
 /// Makes `shard` of reactor `reactor` this thread's own (see [`Handle::bind_thread`]).
 pub(crate) fn bind_home(reactor: u64, shard: usize) {
-    let _ = HOME.try_with(|h| h.set(Home { reactor, shard }));
+    let _ = HOME.try_with(|h| {
+        h.set(Home {
+            shard,
+            ..h.get().in_reactor(reactor)
+        })
+    });
+}
+
+/// Makes this thread worker `worker` of reactor `reactor`, for its timers' stage (see
+/// [`Handle::bind_worker`]).
+pub(crate) fn bind_worker(reactor: u64, worker: usize) {
+    let _ = HOME.try_with(|h| {
+        h.set(Home {
+            worker,
+            ..h.get().in_reactor(reactor)
+        })
+    });
+}
+
+/// The worker this thread is in reactor `reactor`, if it is one there
+/// ([`bind_worker`]).
+pub(crate) fn worker_in(reactor: u64) -> Option<usize> {
+    let home = HOME.try_with(Cell::get).ok()?;
+    (home.reactor == reactor && home.worker != usize::MAX).then_some(home.worker)
 }
 
 /// This thread's own shard in reactor `reactor`, if it has one there (whatever the number of
@@ -131,7 +154,25 @@ pub(crate) struct Shard {
 struct Home {
     /// [`Reactor::id`]; 0 (no reactor has it) when the thread has no home.
     reactor: u64,
+    /// The shard the thread drives as its own (`usize::MAX`: none).
     shard: usize,
+    /// The worker the thread is, for its timers' stage (`usize::MAX`: none).
+    worker: usize,
+}
+
+impl Home {
+    /// This home, or an empty one if it is in another reactor.
+    fn in_reactor(self, reactor: u64) -> Home {
+        if self.reactor == reactor {
+            self
+        } else {
+            Home {
+                reactor,
+                shard: usize::MAX,
+                worker: usize::MAX,
+            }
+        }
+    }
 }
 
 /// What [`Handle::enter`] makes current on a thread.
@@ -163,8 +204,15 @@ rt_core::sync::thread_local! {
     /// The reactor sources created on this thread register with, and this thread's handle to
     /// its timers (`TimeHandle::for_thread`).
     static CURRENT_REACTOR: RefCell<Option<Current>> = RefCell::new(None);
-    /// The shard this thread drives as its own, in which reactor (`WorkerDriver::bind_thread`).
-    static HOME: Cell<Home> = const { Cell::new(Home { reactor: 0, shard: usize::MAX }) };
+    /// The shard this thread drives as its own and the worker it is, in which reactor
+    /// (`WorkerDriver::bind_thread`, `WorkerDriver::bind_worker`).
+    static HOME: Cell<Home> = const {
+        Cell::new(Home {
+            reactor: 0,
+            shard: usize::MAX,
+            worker: usize::MAX,
+        })
+    };
 }
 
 impl Handle {
@@ -318,6 +366,13 @@ impl Handle {
     /// [`WorkerDriver::bind_thread`](crate::WorkerDriver::bind_thread).
     pub(crate) fn bind_thread(&self, shard: usize) {
         bind_home(self.inner.id, shard);
+    }
+
+    /// Makes this thread worker `worker` of this reactor: the far-off timers it registers wait
+    /// in that worker's stage (`time/stage.rs`). Called through
+    /// [`WorkerDriver::bind_worker`](crate::WorkerDriver::bind_worker).
+    pub(crate) fn bind_worker(&self, worker: usize) {
+        bind_worker(self.inner.id, worker);
     }
 
     /// This thread's own shard, if it is a worker of this reactor and the reactor has more

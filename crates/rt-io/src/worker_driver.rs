@@ -43,6 +43,15 @@ impl WorkerDriver {
         self.handle.bind_thread(shard);
     }
 
+    /// Makes the calling thread worker `worker` of this reactor, whatever the shards' layout:
+    /// the far-off timers it registers wait in that worker's stage, off the shared wheel, until
+    /// a turn of shard `worker % shards` moves them there (`time/stage.rs`). Each worker binds
+    /// itself when it starts, as does a thread that takes a worker's place. Without it, the
+    /// thread's timers go to the wheel directly.
+    pub fn bind_worker(&self, worker: usize) {
+        self.handle.bind_worker(worker);
+    }
+
     /// Drives `shard` on this thread, if no other thread does: blocks in its `poll` until an IO
     /// event, a timer, [`WorkerDriver::unpark`] or `timeout`, then wakes what became ready (the
     /// wakes run here). Returns `false` at once when another thread is driving the shard, or

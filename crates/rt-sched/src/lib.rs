@@ -63,6 +63,13 @@ pub trait IoDriver: Send + Sync + 'static {
         let _ = shard;
     }
 
+    /// Called once on worker `index`'s thread when it starts, whatever the shards' layout (and
+    /// on a thread that takes over a worker's place): the driver may keep per-worker state
+    /// for it (rt-io keeps the worker's far-off timers off its shared wheel).
+    fn bind_worker(&self, index: usize) {
+        let _ = index;
+    }
+
     /// Blocks this thread in `shard` until an event, [`IoDriver::unpark`] of that shard or
     /// `timeout` (`None`: no limit); the wakes it causes run on this thread. Returns `false` at
     /// once when another thread is driving that shard.

@@ -115,6 +115,10 @@ impl rt_sched::IoDriver for WorkerDrivenIo {
         self.0.bind_thread(shard);
     }
 
+    fn bind_worker(&self, index: usize) {
+        self.0.bind_worker(index);
+    }
+
     fn try_drive(
         &self,
         shard: usize,
@@ -811,7 +815,7 @@ impl Builder {
             // One poll shared by the workers, or up to one per worker (`reactor_shards`; see
             // `rt_io::Driver::start_on_workers`).
             let shards = self.reactor_shards.unwrap_or(1).clamp(1, workers);
-            rt_io::Driver::start_on_workers_with(shards, reactor)?
+            rt_io::Driver::start_for_workers(workers, shards, reactor)?
         };
         // The hooks need the handle, which needs the schedulers: tie the knot through a cell
         // that is filled before any runtime thread starts. It holds a `Weak`: the blocking pool

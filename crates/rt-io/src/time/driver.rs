@@ -126,13 +126,13 @@ struct Timers {
     /// Set once, under the lock, by [`TimeDriver::shutdown`]: inserts (under the lock) are
     /// refused from then on, and a sleep about to complete reads it without the lock.
     shutdown: AtomicBool,
-    /// Wakes shard 0's `poll` (fallback mode only).
-    unpark: std::sync::Arc<dyn Fn() + Send + Sync>,
+    /// Wakes a shard's `poll`: shard 0's in fallback mode, and any shard for staging's rule 4.
+    unpark: std::sync::Arc<dyn Fn(usize) + Send + Sync>,
     /// "Now" for every timer of this reactor: std's clock, or the paused one
     /// (`clock.rs`). While paused the timerfd is never armed: the clock moves only by
     /// `advance` and auto-advance, which fire what they pass themselves.
     clock: Clock,
-    /// Far-off timers kept off the wheel, one stage per shard (`stage.rs`).
+    /// Far-off timers kept off the wheel, one stage per worker (`stage.rs`).
     stages: Stages,
     /// Whether the wheel held timers when its lock was last let go (written by [`LockedGuard`]'s
     /// drop): read without the lock by idle workers deciding whether shard 0 (the timerfd's)
@@ -199,27 +199,29 @@ pub(crate) enum Insert {
 }
 
 impl TimeDriver {
-    /// Creates the driver. Its timerfd is registered in `registry` (shard 0's) under `token`;
-    /// `unpark` wakes that shard's `poll` (used only when no timerfd is available).
+    /// Creates the driver of a reactor with `shards` shards driven by `workers` workers (their
+    /// stages, `stage.rs`). Its timerfd is registered in `registry` (shard 0's) under `token`;
+    /// `unpark(k)` wakes shard `k`'s `poll`.
     pub(crate) fn new(
         registry: &mio::Registry,
         token: mio::Token,
-        unpark: std::sync::Arc<dyn Fn() + Send + Sync>,
-        shards: usize,
+        unpark: std::sync::Arc<dyn Fn(usize) + Send + Sync>,
+        layout: (usize, usize),
         reactor: u64,
     ) -> io::Result<TimeDriver> {
-        TimeDriver::build(registry, token, unpark, true, shards, reactor)
+        TimeDriver::build(registry, token, unpark, true, layout, reactor)
     }
 
     /// `new`, or with `timerfd: false` the fallback mode (epoll timeouts and unparks).
     fn build(
         registry: &mio::Registry,
         token: mio::Token,
-        unpark: std::sync::Arc<dyn Fn() + Send + Sync>,
+        unpark: std::sync::Arc<dyn Fn(usize) + Send + Sync>,
         timerfd: bool,
-        shards: usize,
+        (workers, shards): (usize, usize),
         reactor: u64,
     ) -> io::Result<TimeDriver> {
+        let start = Instant::now();
         let timerfd = if timerfd {
             TimerFd::new(registry, token).ok()
         } else {
@@ -229,7 +231,7 @@ impl TimeDriver {
             handle: TimeHandle {
                 inner: Arc::new(Counted {
                     timers: Arc::new(Timers {
-                        start: Instant::now(),
+                        start,
                         locked: Mutex::new(Locked {
                             wheel: Wheel::new(),
                             armed: None,
@@ -240,9 +242,9 @@ impl TimeDriver {
                         use_timerfd: AtomicBool::new(timerfd.is_some()),
                         shutdown: AtomicBool::new(false),
                         timerfd,
-                        unpark,
+                        unpark: unpark.clone(),
                         clock: Clock::new(),
-                        stages: Stages::new(shards, reactor),
+                        stages: Stages::new(workers, shards, reactor, start, unpark),
                         pending: AtomicBool::new(false),
                     }),
                 }),
@@ -386,11 +388,11 @@ impl TimeDriver {
         true
     }
 
-    /// Makes `shard` this thread's own, as `Handle::bind_thread` does for a worker (tests
-    /// drive the timers without a reactor).
+    /// Makes the thread worker `worker`, as `Handle::bind_worker` does (tests drive the
+    /// timers without a reactor).
     #[cfg(test)]
-    fn bind_thread(&self, shard: usize) {
-        crate::handle::bind_home(self.handle.inner.stages.reactor(), shard);
+    fn bind_worker(&self, worker: usize) {
+        crate::handle::bind_worker(self.handle.inner.stages.reactor(), worker);
     }
 
     /// Staging rule 1 for a turn of `shard` (`stage.rs`): see [`TimeHandle::flush_stage`].
@@ -513,7 +515,7 @@ impl TimeHandle {
             }
         };
         if unpark {
-            (inner.unpark)();
+            (inner.unpark)(0);
         }
     }
 
@@ -543,7 +545,7 @@ impl TimeHandle {
         let inner = &*self.inner;
         let (insert, unpark) = inner.insert_locked(&mut inner.lock(), deadline, entry);
         if unpark {
-            (inner.unpark)();
+            (inner.unpark)(0);
         }
         insert
     }
@@ -555,7 +557,7 @@ impl TimeHandle {
     }
 
     /// Stages `entry` instead of inserting it (`stage.rs`), if its deadline is far enough
-    /// ahead of `now` and this thread is a worker with a shard of its own: returns that shard.
+    /// ahead of `now` and this thread is a worker of this reactor: returns its stage.
     pub(crate) fn stage(
         &self,
         deadline: Instant,
@@ -568,11 +570,11 @@ impl TimeHandle {
             .stage(deadline, now, || inner.clock.is_paused(), entry)
     }
 
-    /// Takes a staged sleep's entry out of the timers (staging rule 2): out of `shard`'s stage,
+    /// Takes a staged sleep's entry out of the timers (staging rule 2): out of stage `stage`,
     /// or, if a flush moved it, out of the wheel.
-    pub(crate) fn unstage(&self, shard: usize, entry: &Arc<Entry>) {
+    pub(crate) fn unstage(&self, stage: usize, entry: &Arc<Entry>) {
         // As for a registered sleep: a fired entry is in no wheel (nor stage) any more.
-        if !self.inner.stages.unstage(shard, entry) && entry.fired() == Fired::No {
+        if !self.inner.stages.unstage(stage, entry) && entry.fired() == Fired::No {
             let mut locked = self.inner.lock();
             // The flush wrote the key under this lock; `remove` checks that the node holds this
             // very entry, so an entry fired (and so removed) meanwhile is left alone.
@@ -580,7 +582,7 @@ impl TimeHandle {
         }
     }
 
-    /// Staging rule 1 for a turn of `shard`: moves its staged entries that are due soon (all
+    /// Staging rule 1 for a turn of `shard`: moves its stages' entries that are due soon (all
     /// of them if `all`) into the wheel. Returns how long the turn may block before the next
     /// one is due.
     pub(crate) fn flush_stage(&self, shard: usize, all: bool) -> Option<Duration> {
@@ -604,7 +606,7 @@ impl TimeHandle {
             entry.fire(shutdown);
         }
         if unpark {
-            (inner.unpark)();
+            (inner.unpark)(0);
         }
         next
     }
@@ -777,9 +779,9 @@ mod tests {
             let mut poll = mio::Poll::new().unwrap();
             let waker =
                 std::sync::Arc::new(mio::Waker::new(poll.registry(), mio::Token(0)).unwrap());
-            let unpark: std::sync::Arc<dyn Fn() + Send + Sync> = {
+            let unpark: std::sync::Arc<dyn Fn(usize) + Send + Sync> = {
                 let waker = waker.clone();
-                std::sync::Arc::new(move || waker.wake().unwrap())
+                std::sync::Arc::new(move |_| waker.wake().unwrap())
             };
             let driver = Arc::new(
                 TimeDriver::build(
@@ -787,7 +789,7 @@ mod tests {
                     mio::Token(1),
                     unpark,
                     timerfd,
-                    1,
+                    (1, 1),
                     crate::handle::next_reactor_id(),
                 )
                 .unwrap(),
@@ -900,7 +902,7 @@ mod tests {
             None,
             "an unbound thread does not stage"
         );
-        h.driver.bind_thread(0);
+        h.driver.bind_worker(0);
         assert_eq!(
             time.stage(now + Duration::from_millis(10), now, &entry),
             None,

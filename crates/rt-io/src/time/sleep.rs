@@ -102,8 +102,8 @@ enum State {
     Idle,
     /// In the wheel (or handed out of it to fire) under `key`.
     Registered { entry: Arc<Entry>, key: Key },
-    /// In `shard`'s stage, or moved from there into the wheel (`stage.rs`).
-    Staged { entry: Arc<Entry>, shard: usize },
+    /// In worker `stage`'s stage, or moved from there into the wheel (`stage.rs`).
+    Staged { entry: Arc<Entry>, stage: usize },
     /// Completed for the current deadline.
     Elapsed,
 }
@@ -211,10 +211,10 @@ impl Sleep {
                 recycle(entry);
                 waker
             }
-            State::Staged { entry, shard } => {
+            State::Staged { entry, stage } => {
                 let waker = entry.cancel();
                 // Staging rule 2: out of the stage, or out of the wheel if a flush moved it.
-                self.handle.unstage(shard, &entry);
+                self.handle.unstage(stage, &entry);
                 recycle(entry);
                 waker
             }
@@ -241,8 +241,8 @@ impl Sleep {
                 }
                 let entry = new_entry(cx.waker().clone());
                 let deadline = self.deadline.into_std();
-                if let Some(shard) = self.handle.stage(deadline, now.into_std(), &entry) {
-                    self.state = State::Staged { entry, shard };
+                if let Some(stage) = self.handle.stage(deadline, now.into_std(), &entry) {
+                    self.state = State::Staged { entry, stage };
                     return Poll::Pending;
                 }
                 match self.handle.insert(deadline, entry.clone()) {

@@ -124,8 +124,9 @@ pub(crate) fn run(handle: Handle, index: usize, locals: super::Locals, parker: P
     let shard = handle.shared.shard_of(index);
     let owns_shard = handle.shared.owns_shard();
     let shards = handle.shared.io_driver.as_ref().map_or(0, |d| d.shards());
-    if owns_shard {
-        if let Some(d) = &handle.shared.io_driver {
+    if let Some(d) = &handle.shared.io_driver {
+        d.bind_worker(index);
+        if owns_shard {
             d.bind_thread(shard);
         }
     }

@@ -51,8 +51,9 @@ pub(crate) fn block_in_place<F: FnOnce() -> R, R>(f: F) -> Result<R, F> {
 /// (`flag`) or shutdown.
 pub(in crate::multi_thread) fn substitute(cx: &WorkerContext, flag: &AtomicBool) {
     rt_core::pool::set_thread_mode(rt_core::pool::ThreadMode::Recycling);
-    if cx.owns_shard {
-        if let Some(d) = &cx.handle.shared.io_driver {
+    if let Some(d) = &cx.handle.shared.io_driver {
+        d.bind_worker(cx.index);
+        if cx.owns_shard {
             d.bind_thread(cx.shard);
         }
     }
