@@ -39,9 +39,10 @@
 //!    lock: lowered when an entry is staged earlier than it, and set to the next deadline by a
 //!    flush; an entry leaving never raises it (it may be early: one locked look that finds
 //!    nothing to flush). A stage's hint lowered while its shard may be blocked in a turn that
-//!    read the old one is followed by a wake of that shard (SeqCst store, then the wake; the
-//!    turn's SeqCst load precedes its block), so the turn ends and the next one sees the new
-//!    hint. When every worker drives a shard of its own, the stager is the shard's owner and
+//!    read the old one is followed by a wake of that shard, which ends the turn whenever it
+//!    comes (the shard's eventfd stays readable until a turn takes it), so the next turn reads
+//!    the new hint. The wake, not the atomic's ordering, is what orders the two: no turn
+//!    blocks on a stale hint past the wake. When every worker drives a shard of its own, the stager is the shard's owner and
 //!    its own next turn reads the hint, so no wake is sent.
 //!
 //! Under loom nothing is staged (the models check the wheel's protocol, `entry.rs`); a thread
