@@ -60,3 +60,27 @@ fn spawned_sleeps_on_both_workers_never_complete_early() {
         }
     });
 }
+
+/// A sleep's first poll compares its deadline with this thread's last clock reading, not with
+/// a fresh one (`recent_lower_bound` in `time/sleep.rs`). A deadline that passed after that
+/// reading is registered and fired by the next turn: the sleep still completes, on a worker
+/// and on a `block_on` thread, and not before its deadline.
+#[test]
+fn a_deadline_passed_since_the_last_clock_reading_still_completes() {
+    let rt = time_support::runtime();
+    let body = || async {
+        for us in [1, 100, 1000] {
+            // The thread's last reading of rt's clock.
+            let deadline = Instant::now() + Duration::from_micros(us);
+            // Past the deadline, reading only std's clock.
+            let spin = std::time::Instant::now();
+            while spin.elapsed() < Duration::from_micros(us + 2000) {
+                std::hint::spin_loop();
+            }
+            sleep_until(deadline).await;
+            assert!(Instant::now() >= deadline);
+        }
+    };
+    rt.block_on(body());
+    rt.block_on(rt.spawn(body())).unwrap();
+}

@@ -167,7 +167,7 @@ fn staged_sleeps_dropped_early_never_fire() {
 }
 
 /// A far-looking sleep's first poll may take this thread's last reading of the clock for now
-/// (`far_lower_bound` in `time/sleep.rs`), and that reading can be old: here it is 700 ms old
+/// (`recent_lower_bound` in `time/sleep.rs`), and that reading can be old: here it is 700 ms old
 /// when a sleep due in 400 ms is first polled, so the sleep looks 1.1 s away and is staged. It
 /// must still end at its deadline (the next turn of the shard moves it into the wheel), never
 /// before it.

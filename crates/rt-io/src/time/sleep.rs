@@ -231,7 +231,7 @@ impl Sleep {
                 return Poll::Ready(());
             }
             State::Idle => {
-                let now = far_lower_bound(&self.handle, self.deadline)
+                let now = recent_lower_bound(&self.handle, self.deadline)
                     .unwrap_or_else(|| self_now(&self.handle));
                 if now >= self.deadline {
                     // Due without a registration: the shutdown is not reported by the driver.
@@ -334,20 +334,26 @@ fn recycle(mut entry: Arc<Entry>) {
     });
 }
 
-/// For the first poll of a sleep whose deadline is far off: a lower bound on now, if this
-/// thread read `handle`'s clock lately enough to show that the deadline lies at least
-/// `STAGE_MIN` beyond it (`clock::recent`), sparing a clock read. A deadline that far ahead
-/// is not elapsed, and the timer is staged or inserted as with an exact now. A stale reading
-/// (a thread that read no clock for a while) can only make a timer due within `FLUSH_AHEAD`
-/// staged, and then the next turn of its shard moves it into the wheel (staging rule 1), the
-/// same turn that would fire it from there. Only for a clock that was never paused: then it
-/// is std's, whose readings are what `recent` holds.
-fn far_lower_bound(handle: &TimeHandle, deadline: Instant) -> Option<Instant> {
+/// For the first poll of a sleep: a lower bound on now, if this thread read `handle`'s clock
+/// before and the deadline lies beyond that reading (`clock::recent`), sparing a clock read
+/// (`sleep(d)` read the clock a moment ago, as hyper does just before it makes its per-request
+/// header-read sleep). The timer is then registered as with an exact now, as tokio's is (it
+/// compares a deadline with the wheel's last turn, not with the clock):
+/// - the wheel rounds the deadline up to its tick and refuses one already passed (`Insert::Due`:
+///   the sleep completes at once); one that passed since the reading but not by the wheel's
+///   last turn is armed for, so the next turn fires it, never early;
+/// - a stale reading can make a timer due within `FLUSH_AHEAD` staged, and then the next turn
+///   of its shard moves it into the wheel (staging rule 1), the same turn that would fire it
+///   from there.
+///
+/// Only for a clock that was never paused: then it is std's, whose readings are what `recent`
+/// holds.
+fn recent_lower_bound(handle: &TimeHandle, deadline: Instant) -> Option<Instant> {
     if cfg!(loom) || handle.clock().was_paused() {
         return None;
     }
     let recent = Instant::from_std(super::clock::recent()?);
-    (deadline.checked_duration_since(recent)? >= super::stage::STAGE_MIN).then_some(recent)
+    (deadline > recent).then_some(recent)
 }
 
 /// Now on `handle`'s clock.

@@ -312,10 +312,13 @@ mod tests {
         let entry = Arc::new(Entry::new(None));
         std::thread::scope(|s| {
             s.spawn(|| {
-                assert_eq!(timers.stage(now + Duration::from_secs(30), now, &entry), None);
+                assert_eq!(
+                    timers.stage(now + Duration::from_secs(30), now, &entry),
+                    None
+                );
                 driver.worker_driver().unwrap().bind_worker(1);
                 // Due in 200 ms on the real clock, but staged: it looks 1.2 s away from the
-                // `now` it is handed (a stale reading, as `far_lower_bound` may give).
+                // `now` it is handed (a stale reading, as `recent_lower_bound` may give).
                 let deadline = now + Duration::from_millis(200);
                 let stale = now - Duration::from_secs(1);
                 assert_eq!(timers.stage(deadline, stale, &entry), Some(1));
@@ -325,7 +328,10 @@ mod tests {
         });
         assert!(!time.has_timers(), "staged, not in the wheel");
         time.flush_stage(0);
-        assert!(time.has_timers(), "the shared shard's turn flushed worker 1's stage");
+        assert!(
+            time.has_timers(),
+            "the shared shard's turn flushed worker 1's stage"
+        );
         timers.unstage(1, &entry);
         assert!(!time.has_timers());
     }
