@@ -9,11 +9,10 @@
 //!
 //! A model proves something only about the code that ships, so under `cfg(loom)` only **sizes**
 //! may change (the frame pool's geometry in `pool/class.rs`, `OwnedTasks`' chunk and batch sizes
-//! in `task/list.rs`, the steal rounds and spins before a worker parks, `SPIN_ROUNDS` and
-//! `SPINS` in rt-sched's `tuning.rs`, the bounded channel's refill batch
+//! in `task/list.rs`, the bounded channel's refill batch
 //! `REFILL_DIVISOR` and its largest lock-free ring `CHANNEL_RING_MAX` in rt-sync's
 //! `tuning.rs`: fewer states, the same code; and the worker's
-//! timeouts there, `TRIM_AFTER` and `WATCH_INTERVAL`, which are `Duration::MAX` under loom
+//! timeouts in rt-sched's `tuning.rs`, `TRIM_AFTER` and `WATCH_INTERVAL`, which are `Duration::MAX` under loom
 //! because loom has no clock and a branch on elapsed wall-clock time would make replays of one
 //! execution differ), plus this short
 //! list of exceptions, each cited again at its site:

@@ -73,18 +73,6 @@ pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(10);
 /// (`MAX_LIFO_POLLS_PER_TICK`); `benches/spawn.rs` (ping-pong) shows a change.
 pub(crate) const MAX_LIFO_POLLS: u32 = 3;
 
-/// Steal rounds a worker out of work makes before it parks (each round looks at every queue
-/// once). Under loom one round: spinning only delays the park, the protocol is the same, and
-/// every spin is a yield that multiplies the interleavings a model has to explore. Not varied
-/// by a benchmark; `benches/spawn.rs` and `benches/net.rs` show a change.
-pub(crate) const SPIN_ROUNDS: u32 = if cfg!(loom) { 1 } else { 4 };
-
-/// Spin-loop hints between two steal rounds: `SPINS << round` (none under loom, see
-/// `SPIN_ROUNDS`). An unpark costs far more than a few rounds of looking. No spinning (0) was
-/// tried against server CPU per request under hyper load and gained nothing
-/// (`docs/BENCHMARKS.md`, "Tried and dropped").
-pub(crate) const SPINS: u32 = if cfg!(loom) { 0 } else { 16 };
-
 /// A worker parked this long without work gives its idle frame-pool memory back (`Duration::MAX`
 /// under loom). Long enough that a worker between two bursts of a busy service keeps its
 /// slabs, short enough that `crates/rt/tests/pool_rss.rs` sees RSS settle within its bound.
