@@ -70,20 +70,20 @@ pub(crate) struct Stages {
     shards: usize,
     /// Hints count nanoseconds from here (the timers' tick 0).
     start: Instant,
-    /// Padded: the workers' stages must not share a cache line.
-    stages: Box<[CachePadded<Slot>]>,
+    stages: Box<[Slot]>,
     /// Set (then every stage emptied) when the driver shuts down.
     closed: AtomicBool,
     /// Wakes a shard's `poll` (rule 4).
     wake: std::sync::Arc<dyn Fn(usize) + Send + Sync>,
 }
 
-/// One worker's stage and its hint.
+/// One worker's stage and its hint, each on a cache line of its own: a turn on another worker
+/// reads the hint, and the lock's line then stays with the stage's owner.
 struct Slot {
-    list: Mutex<Stage>,
+    list: CachePadded<Mutex<Stage>>,
     /// Rule 4: `Stage::earliest` in nanoseconds from `Stages::start` ([`EMPTY`]: none), for
     /// turns to read without the lock.
-    hint: AtomicU64,
+    hint: CachePadded<AtomicU64>,
 }
 
 #[derive(Default)]
@@ -121,11 +121,9 @@ impl Stages {
             shards: shards.max(1),
             start,
             stages: (0..workers.max(1))
-                .map(|_| {
-                    CachePadded::new(Slot {
-                        list: Mutex::new(Stage::default()),
-                        hint: AtomicU64::new(EMPTY),
-                    })
+                .map(|_| Slot {
+                    list: CachePadded::new(Mutex::new(Stage::default())),
+                    hint: CachePadded::new(AtomicU64::new(EMPTY)),
                 })
                 .collect(),
             closed: AtomicBool::new(false),
