@@ -11,10 +11,11 @@
 //! may change (the frame pool's geometry in `pool/class.rs`, `OwnedTasks`' chunk and batch sizes
 //! in `task/list.rs`, the bounded channel's refill batch
 //! `REFILL_DIVISOR` and its largest lock-free ring `CHANNEL_RING_MAX` in rt-sync's
-//! `tuning.rs`: fewer states, the same code; and the worker's
-//! timeouts in rt-sched's `tuning.rs`, `TRIM_AFTER` and `WATCH_INTERVAL`, which are `Duration::MAX` under loom
-//! because loom has no clock and a branch on elapsed wall-clock time would make replays of one
-//! execution differ), plus this short
+//! `tuning.rs`: fewer states, the same code; and the worker's timeouts in rt-sched's
+//! `tuning.rs`, `TRIM_AFTER` and `WATCH_INTERVAL`, which are `Duration::MAX` under loom, and its
+//! global queue interval, which is not tuned under loom (`GLOBAL_QUEUE_TARGET`), because loom
+//! has no clock and a branch on elapsed wall-clock time would make replays of one execution
+//! differ), plus this short
 //! list of exceptions, each cited again at its site:
 //!
 //! 1. **`OwnedTasks::bind`'s slot write and the barrier pair around it** (`task/list.rs`,

@@ -40,6 +40,22 @@ pub const DEFAULT_BACKGROUND_INTERVAL: u32 = 61;
 /// between two budget checks).
 pub const BACKGROUND_IO_CHECK_INTERVAL: Duration = Duration::from_micros(50);
 
+/// Self-tuning of the global queue interval (`multi_thread::Config::global_queue_interval`
+/// `None`, the default), as tokio's multi-thread scheduler tunes it: a worker checks the
+/// injector first about once per `GLOBAL_QUEUE_TARGET` of task polling, by an average of its
+/// poll time (an exponentially weighted moving average with weight `POLL_TIME_EWMA_ALPHA` per
+/// poll), between `GLOBAL_QUEUE_INTERVAL_MIN` and `GLOBAL_QUEUE_INTERVAL_MAX` ticks. tokio's
+/// values (`TARGET_GLOBAL_QUEUE_INTERVAL`, `TASK_POLL_TIME_EWMA_ALPHA`, `MIN`/`MAX_QUEUE_INTERVAL`);
+/// tokio's `rt_threaded::test_tuning` (through the face) needs the tuning: with tasks of tens of
+/// microseconds a remote spawn waits at most a handful of them.
+pub const GLOBAL_QUEUE_TARGET: Duration = Duration::from_micros(200);
+/// See [`GLOBAL_QUEUE_TARGET`].
+pub const POLL_TIME_EWMA_ALPHA: f64 = 0.1;
+/// See [`GLOBAL_QUEUE_TARGET`].
+pub const GLOBAL_QUEUE_INTERVAL_MIN: u32 = 2;
+/// See [`GLOBAL_QUEUE_TARGET`].
+pub const GLOBAL_QUEUE_INTERVAL_MAX: u32 = 127;
+
 /// Default of `multi_thread::Config::global_queue_interval`: every this many ticks a worker
 /// takes from the injector before its own queue, so remote spawns are not starved. tokio's
 /// value (`DEFAULT_GLOBAL_QUEUE_INTERVAL`); `benches/spawn.rs` (remote spawns) shows a change.

@@ -53,7 +53,7 @@
 //!         let stopped = stopped.clone();
 //!         move || drop(stopped.fetch_add(1, Ordering::SeqCst))
 //!     })
-//!     .global_queue_interval(31) // every 31st tick a worker takes remote work first (default 61)
+//!     .global_queue_interval(31) // every 31st tick a worker takes remote work first (default: tuned)
 //!     .event_interval(61) // every 61st tick a busy worker polls IO and timers (default 61)
 //!     .build()?;
 //! let name = rt.block_on(async {

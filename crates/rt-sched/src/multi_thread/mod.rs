@@ -11,10 +11,11 @@
 //!   is already searching (it will find the task) or the wake is part of a batch
 //!   (`rt_core::batch`), which unparks once at its end.
 //!
-//! Where a worker looks for work (`worker.rs`): every `global_queue_interval`th tick (61 by
-//! default) the injector first (fairness); else the LIFO slot (at most 3 in a row, so ping-pong
-//! pairs cannot starve the queue), the local queue, the injector; then it steals half of
-//! another worker's queue; then it spins briefly; then it parks.
+//! Where a worker looks for work (`worker.rs`): every `global_queue_interval`th tick the
+//! injector first (fairness; by default the interval tunes itself to about 200 µs of polling,
+//! as tokio's, `GLOBAL_QUEUE_TARGET` in `tuning.rs`); else the LIFO slot (at most 3 in a row,
+//! so ping-pong pairs cannot starve the queue), the local queue, the injector; then it steals
+//! half of another worker's queue; then it parks.
 //!
 //! # Priorities
 //!
@@ -199,8 +200,10 @@ pub struct Config {
     /// An IO driver idle workers block on instead of parking (one at a time), if any.
     pub io_driver: Option<Arc<dyn IoDriver>>,
     /// Every this many ticks a worker takes from the injector before its own queue (at least
-    /// 1; [`crate::DEFAULT_GLOBAL_QUEUE_INTERVAL`]).
-    pub global_queue_interval: u32,
+    /// 1); `None` (the default): each worker tunes it to its tasks' poll time, as tokio's
+    /// scheduler does (`GLOBAL_QUEUE_TARGET` in `tuning.rs`), starting from
+    /// [`crate::DEFAULT_GLOBAL_QUEUE_INTERVAL`].
+    pub global_queue_interval: Option<u32>,
     /// Every this many ticks a busy worker turns its IO shard without blocking (at least 1;
     /// [`crate::DEFAULT_EVENT_INTERVAL`]).
     pub event_interval: u32,
@@ -243,7 +246,7 @@ impl Config {
             threads: ThreadSpawner::new("rt-worker"),
             frame_pool: true,
             io_driver: None,
-            global_queue_interval: crate::DEFAULT_GLOBAL_QUEUE_INTERVAL,
+            global_queue_interval: None,
             event_interval: crate::DEFAULT_EVENT_INTERVAL,
             stall: None,
             histograms: false,
@@ -283,8 +286,8 @@ pub(crate) struct Shared {
     on_driver: Box<[crossbeam_utils::CachePadded<AtomicBool>]>,
     /// Set once, before tasks run, to shut down on an unhandled panic (`Handle`'s setter).
     panic_hook: OnceLock<crate::PanicHook>,
-    /// `Config::global_queue_interval`.
-    global_queue_interval: u32,
+    /// `Config::global_queue_interval` (`None`: tuned by each worker).
+    global_queue_interval: Option<u32>,
     /// `Config::event_interval`.
     event_interval: u32,
     /// `Config::os_yield_after` (never under loom: a yield is no step of any protocol, and
@@ -356,7 +359,7 @@ impl MultiThread {
     /// When an interval is 0.
     pub fn new(config: Config) -> MultiThread {
         assert!(
-            config.global_queue_interval > 0,
+            config.global_queue_interval != Some(0),
             "global_queue_interval must be greater than 0"
         );
         assert!(

@@ -66,9 +66,17 @@ pub(crate) struct WorkerContext {
     /// has not been turned since: the turn comes before that task runs again
     /// (`turn_for_yield`), so a yield lets pending IO and timers in, as tokio's deferred wakes do.
     yield_turn: Cell<bool>,
-    /// Ticks left until the injector is checked first (counts down from
-    /// `global_queue_interval`).
+    /// Ticks left until the injector is checked first (counts down from `global_interval`).
     until_global: Cell<u32>,
+    /// The global queue interval in force: the configured one, or the tuned one.
+    global_interval: Cell<u32>,
+    /// Whether this worker tunes `global_interval` (`tune_global_interval`).
+    tune: bool,
+    /// The start of the stretch of polling being measured for the tuning, and its ticks.
+    tune_from: Cell<std::time::Instant>,
+    tune_ticks: Cell<u32>,
+    /// The average poll time, in nanoseconds (see `GLOBAL_QUEUE_TARGET` in `tuning.rs`).
+    poll_ewma_ns: Cell<f64>,
     is_searching: Cell<bool>,
     rng: Cell<u32>,
     /// The IO driver shard this worker blocks in when idle, and polls between tasks.
@@ -135,6 +143,7 @@ pub(crate) fn run(handle: Handle, index: usize, locals: super::Locals, parker: P
         handle.shared.global_queue_interval,
         handle.shared.background_interval,
     );
+    let global_interval = global_queue_interval.unwrap_or(crate::DEFAULT_GLOBAL_QUEUE_INTERVAL);
     let trace = handle.shared.worker_trace(index);
     let lifo = ptr::NonNull::from(&*handle.shared.lifos[index]);
     let counters = ptr::NonNull::from(&*handle.shared.counters[index]);
@@ -153,7 +162,14 @@ pub(crate) fn run(handle: Handle, index: usize, locals: super::Locals, parker: P
         last_break: Cell::new(std::time::Instant::now()),
         yielded_idle: Cell::new(false),
         yield_turn: Cell::new(false),
-        until_global: Cell::new(global_queue_interval),
+        until_global: Cell::new(global_interval),
+        global_interval: Cell::new(global_interval),
+        tune: global_queue_interval.is_none() && !cfg!(loom),
+        tune_from: Cell::new(std::time::Instant::now()),
+        tune_ticks: Cell::new(0),
+        poll_ewma_ns: Cell::new(
+            crate::tuning::GLOBAL_QUEUE_TARGET.as_nanos() as f64 / global_interval as f64,
+        ),
         is_searching: Cell::new(false),
         rng: Cell::new(0x9E37_79B9 ^ (index as u32).wrapping_mul(0x85EB_CA6B) | 1),
         shard,
@@ -322,8 +338,10 @@ impl WorkerContext {
                     t.rouse_monitor();
                 }
             }
-            // A park is a break from running tasks (`maybe_yield_cpu`).
-            self.last_break.set(std::time::Instant::now());
+            // A park is a break from running tasks (`maybe_yield_cpu`), and from polling.
+            let now = std::time::Instant::now();
+            self.last_break.set(now);
+            self.restart_tuning(now);
         }
         let shared = self.shared();
         self.counters()
@@ -481,7 +499,10 @@ impl WorkerContext {
                 return Some(t);
             }
         }
-        if countdown(&self.until_global, self.shared().global_queue_interval) {
+        if self.tune {
+            self.tune_ticks.set(self.tune_ticks.get() + 1);
+        }
+        if countdown(&self.until_global, self.global_interval.get()) {
             if let Some(t) = self.shared().injector.pop() {
                 self.counters().remote_schedule();
                 return Some(t);
@@ -498,12 +519,15 @@ impl WorkerContext {
         if let Some(t) = self.local.pop() {
             return Some(t);
         }
-        if let Some(t) = self.shared().injector.steal_batch_and_pop(&self.local) {
-            self.counters().remote_schedule();
-            return Some(t);
-        }
+        // Past its cap the LIFO task counts as the local queue's last (tokio pushes it to the
+        // back of its local queue): a chain of tasks spawning each other lets the injector in
+        // every `global_interval` ticks, not every `MAX_LIFO_POLLS + 1`.
         if let Some(t) = self.lifo().take() {
             self.counters().lifo_hit();
+            return Some(t);
+        }
+        if let Some(t) = self.shared().injector.steal_batch_and_pop(&self.local) {
+            self.counters().remote_schedule();
             return Some(t);
         }
         self.normal_then_background()
@@ -588,6 +612,50 @@ impl WorkerContext {
             }
         }
         None
+    }
+}
+
+impl WorkerContext {
+    /// Ends a stretch of polling at `now` (every `event_interval` ticks while busy, and at a
+    /// park): folds its mean poll time into the average and sets the global queue interval
+    /// to about `GLOBAL_QUEUE_TARGET` of polling (tokio's tuning; `tuning.rs`). The next
+    /// stretch starts at `now`; a park's restarts when the worker wakes (`restart_tuning`), so
+    /// parked time is not counted as polling.
+    pub(super) fn tune_global_interval(&self, now: std::time::Instant) {
+        if !self.tune {
+            return;
+        }
+        use crate::tuning::{
+            GLOBAL_QUEUE_INTERVAL_MAX, GLOBAL_QUEUE_INTERVAL_MIN, GLOBAL_QUEUE_TARGET,
+            POLL_TIME_EWMA_ALPHA,
+        };
+        let ticks = self.tune_ticks.replace(0);
+        let from = self.tune_from.replace(now);
+        if ticks == 0 {
+            return;
+        }
+        let mean = now.saturating_duration_since(from).as_nanos() as f64 / f64::from(ticks);
+        // One weight for the whole stretch, as if its polls were folded in one at a time.
+        let alpha = 1.0 - (1.0 - POLL_TIME_EWMA_ALPHA).powi(ticks.min(1 << 16) as i32);
+        let ewma = alpha * mean + (1.0 - alpha) * self.poll_ewma_ns.get();
+        self.poll_ewma_ns.set(ewma);
+        let interval = (GLOBAL_QUEUE_TARGET.as_nanos() as f64 / ewma.max(1.0)) as u64;
+        let interval = interval.clamp(
+            u64::from(GLOBAL_QUEUE_INTERVAL_MIN),
+            u64::from(GLOBAL_QUEUE_INTERVAL_MAX),
+        ) as u32;
+        self.global_interval.set(interval);
+        if self.until_global.get() > interval {
+            self.until_global.set(interval);
+        }
+    }
+
+    /// Starts the next stretch of polling for the tuning at `now` (a worker woken from a park).
+    pub(super) fn restart_tuning(&self, now: std::time::Instant) {
+        if self.tune {
+            self.tune_from.set(now);
+            self.tune_ticks.set(0);
+        }
     }
 }
 

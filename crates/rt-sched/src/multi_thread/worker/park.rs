@@ -28,6 +28,7 @@ impl WorkerContext {
         let _unpark = (self.trace.as_ref().filter(|_| rt_core::OBSERVE))
             .map(crate::trace::WorkerTrace::parked);
         let parked_at = std::time::Instant::now();
+        self.tune_global_interval(parked_at);
         // Ends the busy period now; the next one starts when this guard drops (we wake).
         let _busy = self.counters().park(shared.counters.epoch(), parked_at);
         let mut trimmed = false;
@@ -264,6 +265,9 @@ impl WorkerContext {
     /// otherwise wait for that owner (`watch_others`; an idle worker does the same from its
     /// park, `park_in_driver`).
     pub(super) fn poll_driver_on_interval(&self) {
+        if self.tune {
+            self.tune_global_interval(std::time::Instant::now());
+        }
         self.maybe_yield_cpu();
         self.yield_turn.set(false);
         self.turn_driver_nonblocking();
