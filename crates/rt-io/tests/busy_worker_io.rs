@@ -1,5 +1,7 @@
 //! With one reactor shard per worker, a worker stuck in a long task must not hold up the IO
 //! registered on its shard: another, idle worker notices the shard standing still and polls it.
+//! The runtime asks for that layout (`reactor_shards(2)`); with the shared poll (the default)
+//! a stuck worker's IO is the stall take-over's (`rt/tests/stall_takeover.rs`, both layouts).
 
 use std::io::{Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,6 +14,7 @@ use rt_io::net::TcpStream;
 fn io_on_a_busy_workers_shard_still_completes() {
     let rt = rt::Builder::new_multi_thread()
         .worker_threads(2)
+        .reactor_shards(2)
         .build()
         .unwrap();
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
